@@ -1,0 +1,148 @@
+//! The crate's error type.
+//!
+//! Errors are what went wrong with a call (bad input, a missing driver, an
+//! illegal call inside a capture); they are never used for the results a
+//! lesson observes (a race, a slow step), which are data in the trace and the
+//! race reports.
+
+use crate::trace::CallSite;
+
+/// Every way a call into this crate can fail.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// `Backend::Cuda` was asked for where no CUDA driver or device exists.
+    #[error("no CUDA device is available: {reason}; use `Backend::Virtual` (or `GPU_BACKEND=virtual`) to run on the virtual GPU")]
+    NoCudaDevice {
+        /// Why the CUDA backend could not start.
+        reason: String,
+    },
+    /// `GPU_BACKEND` holds a value this crate does not know.
+    #[error("`GPU_BACKEND={value}` is not a backend; use `cuda`, `virtual` or `auto`")]
+    BadBackendVariable {
+        /// The value found in the environment.
+        value: String,
+    },
+    /// The CUDA driver returned an error.
+    #[error("CUDA driver call `{call}` failed: {message}")]
+    Driver {
+        /// The driver API that failed.
+        call: &'static str,
+        /// The driver's name and description of the error.
+        message: String,
+    },
+    /// NVRTC failed to compile the kernel library.
+    #[error("NVRTC could not compile the kernel library: {log}")]
+    Compile {
+        /// The compiler log.
+        log: String,
+    },
+    /// Two sides of a copy, or a kernel's arguments, have incompatible lengths.
+    #[error("length mismatch in `{op}` at {site}: {detail}")]
+    Length {
+        /// The operation.
+        op: &'static str,
+        /// What was wrong with the lengths.
+        detail: String,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// A view points outside every live allocation (freed, or never allocated).
+    #[error("`{op}` at {site} uses device memory [{addr:#x}, +{bytes}) that is not inside a live allocation; was its buffer freed or dropped?")]
+    InvalidView {
+        /// The operation.
+        op: &'static str,
+        /// First byte of the view.
+        addr: u64,
+        /// Length of the view in bytes.
+        bytes: u64,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// The device has no memory left for the request.
+    #[error("out of device memory: `{op}` at {site} asked for {requested} bytes with {in_use} of {capacity} in use")]
+    OutOfMemory {
+        /// The operation.
+        op: &'static str,
+        /// Bytes asked for.
+        requested: u64,
+        /// Bytes already allocated.
+        in_use: u64,
+        /// Device capacity in bytes.
+        capacity: u64,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// A call that is illegal while a stream is being captured into a graph.
+    /// The capture is invalidated, as CUDA does: `end_capture` reports it too.
+    #[error("`{op}` at {site} is not allowed while stream {stream} is capturing a graph ({why}); the capture is now invalidated")]
+    IllegalInCapture {
+        /// The operation.
+        op: &'static str,
+        /// The capturing stream.
+        stream: u32,
+        /// Why it cannot be captured.
+        why: &'static str,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// `end_capture` on a capture that an illegal call invalidated.
+    #[error("the capture on stream {stream} was invalidated by `{op}` at {site}; nothing was captured, begin a new capture without that call")]
+    CaptureInvalidated {
+        /// The capturing stream.
+        stream: u32,
+        /// The call that invalidated it.
+        op: &'static str,
+        /// Where that call was made.
+        site: CallSite,
+    },
+    /// Capture calls used out of order (end without begin, begin twice, and so on).
+    #[error("`{op}` at {site}: {detail}")]
+    CaptureState {
+        /// The operation.
+        op: &'static str,
+        /// What was wrong.
+        detail: String,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// Sync debug mode is `Error` and the call would block the CPU.
+    #[error("`{op}` at {site} would block the CPU ({reason}) and sync debug mode is `Error`")]
+    SyncDisallowed {
+        /// The operation.
+        op: &'static str,
+        /// Why it blocks.
+        reason: String,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// `elapsed_ms` on events that were not both recorded.
+    #[error("`{op}` at {site}: {detail}")]
+    Event {
+        /// The operation.
+        op: &'static str,
+        /// What was wrong.
+        detail: String,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// A handle from one device was used with another.
+    #[error("`{op}` at {site} mixes handles of two different devices")]
+    ForeignHandle {
+        /// The operation.
+        op: &'static str,
+        /// The caller's location.
+        site: CallSite,
+    },
+    /// Reading or writing a calibration file failed.
+    #[error("calibration file `{path}`: {detail}")]
+    Calibration {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+/// The crate's result type.
+pub type Result<T, E = GpuError> = std::result::Result<T, E>;

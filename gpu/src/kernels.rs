@@ -1,0 +1,166 @@
+//! The kernel library: what each kernel does, reads and writes.
+//!
+//! Each kernel exists twice: as CUDA C (`kernels/source.cu`, compiled once
+//! per process by NVRTC on the CUDA backend) and as a CPU twin
+//! (`kernels/cpu.rs`, run by the virtual GPU). The twins compute bit for bit
+//! what the CUDA code computes: reductions follow the same order, and the CUDA
+//! code is compiled with `--fmad=false` so that `a * b + c` rounds twice on
+//! both sides. The tests in `tests/` compare them on a real GPU.
+//!
+//! A launch declares the memory it reads and writes ([`Kernel::accesses`]),
+//! which is what the race checker follows.
+
+pub(crate) mod cpu;
+
+use crate::elem::{ElemKind, RawView, Scalar};
+
+/// The CUDA C source of the kernel library.
+pub(crate) const CUDA_SOURCE: &str = include_str!("kernels/source.cu");
+
+/// Names of every `extern "C"` kernel in [`CUDA_SOURCE`].
+pub(crate) const CUDA_KERNELS: &[&str] = &[
+    "spin",
+    "fill_f32",
+    "fill_i32",
+    "fill_u32",
+    "sum_f32",
+    "argmax_rows_f32",
+    "flag_eq_i32",
+    "affine_f32",
+    "decode_step",
+];
+
+/// One kernel launch with its arguments.
+///
+/// The CUDA signatures (all sizes are `unsigned long long`, all pointers are
+/// device addresses):
+///
+/// | variant | CUDA kernel | grid × block |
+/// |---|---|---|
+/// | `Spin` | `spin(ns)` | 1 × 1 |
+/// | `Fill` | `fill_{f32,i32,u32}(T* dst, T value, n)` | ceil(n/256) × 256 |
+/// | `Sum` | `sum_f32(const float* src, n, float* out, pad_ns)` | 1 × 256 |
+/// | `ArgmaxRows` | `argmax_rows_f32(const float* src, rows, cols, int* out)` | ceil(rows/256) × 256 |
+/// | `FlagEq` | `flag_eq_i32(const int* src, int value, int* flags, n)` | ceil(n/256) × 256 |
+/// | `Affine` | `affine_f32(const float* x, float a, float b, float* y, n)` | ceil(n/256) × 256 |
+/// | `DecodeStep` | `decode_step(const int* tokens_in, const float* embedding, const float* weight, int* tokens_out, batch, hidden, vocab, pad_ns)` | batch × 256 |
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Kernel {
+    /// Busy-waits `ns` nanoseconds on `%globaltimer`. Touches no memory.
+    Spin { ns: u64 },
+    /// `dst[i] = value` for every element.
+    Fill { dst: RawView, value: Scalar },
+    /// Waits `pad_ns`, then `out[0] = sum(src)`: 256 threads, thread `t` adds
+    /// `src[t], src[t + 256], …` in order, then a tree over the 256 partial
+    /// sums (stride 128, 64, …, 1: `p[t] += p[t + stride]`).
+    Sum { src: RawView, out: RawView, pad_ns: u64 },
+    /// `out[r] = argmax(src[r * cols .. (r + 1) * cols])`, the lowest index
+    /// among equal maxima (NaN never wins).
+    ArgmaxRows { src: RawView, rows: usize, cols: usize, out: RawView },
+    /// `flags[i] |= (src[i] == value) as i32`: sticky done flags.
+    FlagEq { src: RawView, value: i32, flags: RawView },
+    /// `y[i] = a * x[i] + b`, rounded after the product and after the sum.
+    Affine { x: RawView, a: f32, b: f32, y: RawView },
+    /// Waits `pad_ns`, then for each row `r < batch`: `h = embedding[tokens_in[r]]`
+    /// (a row of `hidden`), `logits[v] = sum_k h[k] * weight[k * vocab + v]`
+    /// (added in `k` order), `tokens_out[r] = argmax(logits)` (lowest index on
+    /// ties). A token outside `0..vocab` gives `-1`.
+    DecodeStep {
+        tokens_in: RawView,
+        embedding: RawView,
+        weight: RawView,
+        tokens_out: RawView,
+        batch: usize,
+        hidden: usize,
+        vocab: usize,
+        pad_ns: u64,
+    },
+}
+
+/// One memory range a launch reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Access {
+    pub(crate) view: RawView,
+    pub(crate) write: bool,
+}
+
+impl Kernel {
+    /// The CUDA kernel's name, also the name in traces.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Self::Spin { .. } => "spin",
+            Self::Fill { dst, .. } => match dst.elem {
+                ElemKind::F32 => "fill_f32",
+                ElemKind::I32 => "fill_i32",
+                ElemKind::U32 => "fill_u32",
+            },
+            Self::Sum { .. } => "sum_f32",
+            Self::ArgmaxRows { .. } => "argmax_rows_f32",
+            Self::FlagEq { .. } => "flag_eq_i32",
+            Self::Affine { .. } => "affine_f32",
+            Self::DecodeStep { .. } => "decode_step",
+        }
+    }
+
+    /// What the launch reads and writes, reads first.
+    pub(crate) fn accesses(&self) -> Vec<Access> {
+        let r = |view| Access { view, write: false };
+        let w = |view| Access { view, write: true };
+        match *self {
+            Self::Spin { .. } => vec![],
+            Self::Fill { dst, .. } => vec![w(dst)],
+            Self::Sum { src, out, .. } => vec![r(src), w(out.first())],
+            Self::ArgmaxRows { src, out, rows, .. } => vec![r(src), w(out.prefix(rows))],
+            Self::FlagEq { src, flags, .. } => vec![r(src), r(flags), w(flags)],
+            Self::Affine { x, y, .. } => vec![r(x), w(y)],
+            Self::DecodeStep {
+                tokens_in,
+                embedding,
+                weight,
+                tokens_out,
+                batch,
+                ..
+            } => vec![
+                r(tokens_in.prefix(batch)),
+                r(embedding),
+                r(weight),
+                w(tokens_out.prefix(batch)),
+            ],
+        }
+    }
+
+    /// Bytes of device memory the kernel moves (for the virtual GPU's cost model).
+    pub(crate) fn bytes_touched(&self) -> u64 {
+        self.accesses().iter().map(|a| a.view.bytes()).sum()
+    }
+
+    /// Time the kernel spends waiting on purpose (`spin`, `pad_ns`).
+    pub(crate) fn pad_ns(&self) -> u64 {
+        match *self {
+            Self::Spin { ns } => ns,
+            Self::Sum { pad_ns, .. } | Self::DecodeStep { pad_ns, .. } => pad_ns,
+            _ => 0,
+        }
+    }
+
+    /// Multiply-adds the kernel performs (for the cost model).
+    pub(crate) fn flops(&self) -> u64 {
+        match *self {
+            Self::DecodeStep { batch, hidden, vocab, .. } => 2 * (batch * hidden * vocab) as u64,
+            _ => 0,
+        }
+    }
+}
+
+impl RawView {
+    fn first(self) -> Self {
+        self.prefix(1)
+    }
+
+    fn prefix(self, len: usize) -> Self {
+        Self {
+            len: len.min(self.len),
+            ..self
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! CPU twins (placeholder while being written).
