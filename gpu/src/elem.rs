@@ -170,10 +170,6 @@ impl RawView {
     pub(crate) fn bytes(&self) -> u64 {
         (self.len * self.elem.size()) as u64
     }
-
-    pub(crate) fn end(&self) -> u64 {
-        self.addr + self.bytes()
-    }
 }
 
 /// A scalar argument whose type follows the buffer it goes with.

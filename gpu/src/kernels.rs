@@ -54,8 +54,9 @@ pub(crate) enum Kernel {
     /// `src[t], src[t + 256], …` in order, then a tree over the 256 partial
     /// sums (stride 128, 64, …, 1: `p[t] += p[t + stride]`).
     Sum { src: RawView, out: RawView, pad_ns: u64 },
-    /// `out[r] = argmax(src[r * cols .. (r + 1) * cols])`, the lowest index
-    /// among equal maxima (NaN never wins).
+    /// `out[r] = argmax(src[r * cols .. (r + 1) * cols])`: a scan from element
+    /// 0 that moves only to a strictly greater element, so the lowest index
+    /// wins ties and a NaN wins only at index 0; `cols == 0` gives `-1`.
     ArgmaxRows { src: RawView, rows: usize, cols: usize, out: RawView },
     /// `flags[i] |= (src[i] == value) as i32`: sticky done flags.
     FlagEq { src: RawView, value: i32, flags: RawView },
@@ -64,7 +65,7 @@ pub(crate) enum Kernel {
     /// Waits `pad_ns`, then for each row `r < batch`: `h = embedding[tokens_in[r]]`
     /// (a row of `hidden`), `logits[v] = sum_k h[k] * weight[k * vocab + v]`
     /// (added in `k` order), `tokens_out[r] = argmax(logits)` (lowest index on
-    /// ties). A token outside `0..vocab` gives `-1`.
+    /// ties; a number beats NaN). A token outside `0..vocab` gives `-1`.
     DecodeStep {
         tokens_in: RawView,
         embedding: RawView,

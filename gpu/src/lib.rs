@@ -1,8 +1,102 @@
-//! scratch
-#![allow(dead_code, missing_docs, unreachable_pub)]
-pub mod calibration;
-pub mod elem;
-pub mod error;
-pub(crate) mod exec;
-pub(crate) mod kernels;
-pub mod trace;
+//! The workbook's GPU runtime: one API over a real GPU and a virtual one.
+//!
+//! This crate is what the exercises program against. It teaches the CUDA
+//! runtime the way an inference engine uses it: a launch only queues work;
+//! some innocent calls make the CPU wait for the GPU; streams order work and
+//! events connect them; copies overlap compute only from pinned memory;
+//! memory freed on one stream may be handed out while another still uses it;
+//! a graph replays kernels from fixed buffers.
+//!
+//! # Layering
+//!
+//! ```text
+//!   Device, Stream, Event, DeviceBuffer, PinnedBuffer, Segment, Graph, Decoder   safe API
+//!        │  every call: argument checks, capture rules, sync debug mode,
+//!        │  the trace entry (with the caller's file and line), the race checker
+//!        ▼
+//!   core::Core ── the one choke point through which every call passes
+//!        │
+//!        ▼  exec::Exec, the backend interface
+//!   ┌────┴──────────────────────┐
+//!   cuda::CudaExec              virt::VirtualGpu
+//!   cudarc 0.19 (driver, NVRTC) a deterministic discrete-event model whose
+//!   the only `unsafe` code      kernels run as CPU twins of the CUDA code
+//! ```
+//!
+//! Both backends receive the same calls in the same order, and everything a
+//! lesson depends on (which calls block, what a capture allows, what counts as
+//! a race) is decided above the backend. So a program behaves the same on a
+//! GPU and without one, except for how long things take: the virtual GPU
+//! takes its times from a [`Calibration`] table measured on an H200.
+//!
+//! # The three names of each concept
+//!
+//! | CUDA C | PyTorch | this crate |
+//! |---|---|---|
+//! | `cudaStreamCreateWithFlags(.., NonBlocking)` | `torch.cuda.Stream()` | [`Device::new_stream`] |
+//! | `cudaEventRecord` | `event.record(stream)` | [`Event::record`], [`Stream::record_event`] |
+//! | `cudaStreamWaitEvent` | `stream.wait_event(e)` | [`Stream::wait_event`] |
+//! | `cudaEventSynchronize` | `event.synchronize()` | [`Event::synchronize`] (blocks) |
+//! | `cudaStreamSynchronize` | `stream.synchronize()` | [`Stream::synchronize`] (blocks) |
+//! | `cudaDeviceSynchronize` | `torch.cuda.synchronize()` | [`Device::synchronize`] (blocks) |
+//! | `cudaEventElapsedTime` | `start.elapsed_time(end)` | [`Event::elapsed_ms`] (blocks) |
+//! | `cudaMemcpyAsync` D2H, pageable | `t.tolist()`, `t.item()` | [`Stream::to_vec`], [`Stream::copy_to_host`] (block) |
+//! | `cudaMemcpyAsync` H2D, pageable | `t.cuda()` | [`Stream::copy_from_host`] (can block) |
+//! | `cudaHostAlloc` | `torch.empty(.., pin_memory=True)` | [`Device::alloc_pinned`] |
+//! | `cudaMemcpyAsync` with pinned memory | `t.to(.., non_blocking=True)` | [`Stream::copy_to_pinned`], [`Stream::copy_from_pinned`] |
+//! | `cudaMallocAsync` / `cudaFreeAsync` | the caching allocator | [`Stream::alloc_zeros`], dropping a [`DeviceBuffer`] |
+//! | `cudaMalloc` / `cudaFree` | what the caching allocator avoids | [`Device::alloc_segment`], [`Device::free_segment`] (blocks) |
+//! | `cudaStreamBeginCapture` / `EndCapture` | `torch.cuda.graph(g)` | [`Stream::begin_capture`], [`Stream::end_capture`] |
+//! | `cudaGraphLaunch` | `g.replay()` | [`Graph::launch`] |
+//! | — | `torch.cuda.set_sync_debug_mode` | [`Device::set_sync_debug`] |
+//! | — | `TORCH_CUDA_SANITIZER=1` | [`Device::races`] |
+//!
+//! # Example
+//!
+//! ```
+//! use gpu::{Backend, Device};
+//! use std::time::Duration;
+//!
+//! let device = Device::open(Backend::Virtual)?;
+//! let stream = device.new_stream()?;
+//! let x = stream.alloc_zeros::<f32>(1024)?;
+//! let total = stream.alloc_zeros::<f32>(1)?;
+//! stream.spin(Duration::from_millis(20))?; // the GPU is busy for 20 ms
+//! stream.fill(&x, 1.0)?;                   // queued: returns at once
+//! stream.sum(&x, &total)?;
+//! let before = device.now();
+//! let host = stream.to_vec(&total)?;       // a hidden sync: waits for the spin
+//! assert_eq!(host, [1024.0]);
+//! assert!(device.now() - before >= Duration::from_millis(19));
+//! # Ok::<(), gpu::GpuError>(())
+//! ```
+
+mod calibration;
+mod core;
+mod cuda;
+mod decoder;
+mod device;
+mod elem;
+mod error;
+mod event;
+mod exec;
+mod graph;
+mod kernels;
+mod memory;
+mod race;
+mod stream;
+mod trace;
+mod virt;
+
+pub use calibration::{Calibration, measure};
+pub use core::SyncDebug;
+pub use decoder::{Decoder, DecoderConfig};
+pub use device::{Backend, Device, DeviceOptions, cuda_available};
+pub use elem::{AsView, Elem, ElemKind, View};
+pub use error::{GpuError, Result};
+pub use event::Event;
+pub use graph::Graph;
+pub use memory::{DeviceBuffer, PinnedBuffer, Segment};
+pub use race::{AccessRecord, Actor, RaceKind, RaceReport};
+pub use stream::Stream;
+pub use trace::{BackendKind, BlockReason, CallSite, GpuSpan, OpKind, StreamId, SvgOptions, Trace, TraceEntry};

@@ -1,0 +1,304 @@
+//! Opening a device, and the calls that belong to the whole device.
+
+use crate::calibration::Calibration;
+use crate::core::{AllocKind, Core, Op, SyncDebug};
+use crate::elem::{Elem, View};
+use crate::error::{GpuError, Result};
+use crate::memory::{PinnedBuffer, Segment};
+use crate::race::RaceReport;
+use crate::stream::Stream;
+use crate::trace::{BackendKind, BlockReason, CallSite, OpKind, Trace};
+use crate::virt::VirtualGpu;
+use std::cell::{RefCell, RefMut};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Which backend to open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// CUDA when a driver and a device are present, else the virtual GPU.
+    /// `GPU_BACKEND=cuda|virtual` in the environment overrides this choice.
+    #[default]
+    Auto,
+    /// A real GPU through the CUDA driver; an error where there is none.
+    Cuda,
+    /// The deterministic virtual GPU.
+    Virtual,
+}
+
+impl std::str::FromStr for Backend {
+    type Err = GpuError;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Self::Auto),
+            "cuda" => Ok(Self::Cuda),
+            "virtual" => Ok(Self::Virtual),
+            _ => Err(GpuError::BadBackendVariable { value: s.to_string() }),
+        }
+    }
+}
+
+/// How to open a device.
+#[derive(Clone, Debug, Default)]
+pub struct DeviceOptions {
+    /// Which backend.
+    pub backend: Backend,
+    /// What to do with calls that can block the CPU.
+    pub sync_debug: SyncDebug,
+    /// On the CUDA backend, time every GPU operation with events so the trace
+    /// shows GPU spans (costs a few microseconds of CPU per operation).
+    pub gpu_timing: bool,
+    /// The virtual GPU's cost table; `None` reads `GPU_CALIBRATION` or uses the defaults.
+    pub calibration: Option<Calibration>,
+    /// Do not print which backend `Auto` chose.
+    pub quiet: bool,
+}
+
+/// A GPU: real or virtual. Cheap to clone (all clones are the same device).
+///
+/// A device is used from one thread: it is neither `Send` nor `Sync`.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) shared: Rc<RefCell<Core>>,
+}
+
+static ANNOUNCED: AtomicBool = AtomicBool::new(false);
+
+impl Device {
+    /// Opens a device on `backend` with default options.
+    pub fn open(backend: Backend) -> Result<Self> {
+        Self::with_options(DeviceOptions {
+            backend,
+            ..DeviceOptions::default()
+        })
+    }
+
+    /// Opens a device with `options`.
+    pub fn with_options(options: DeviceOptions) -> Result<Self> {
+        let calibration = match options.calibration.clone() {
+            Some(c) => c,
+            None => Calibration::from_env()?,
+        };
+        let backend = resolve(options.backend)?;
+        let exec: Box<dyn crate::exec::Exec> = match backend {
+            Resolved::Cuda => Box::new(crate::cuda::open(options.gpu_timing)?),
+            Resolved::Virtual => Box::new(VirtualGpu::new(calibration.clone())),
+            Resolved::VirtualBecause(reason) => {
+                if !options.quiet && !ANNOUNCED.swap(true, Ordering::Relaxed) {
+                    eprintln!("gpu: no CUDA device ({reason}); using the virtual GPU");
+                }
+                Box::new(VirtualGpu::new(calibration.clone()))
+            }
+        };
+        let core = Core::new(exec, calibration, options.sync_debug);
+        if options.backend == Backend::Auto
+            && core.info.backend == BackendKind::Cuda
+            && !options.quiet
+            && !ANNOUNCED.swap(true, Ordering::Relaxed)
+        {
+            eprintln!("gpu: using the CUDA backend ({})", core.info.name);
+        }
+        Ok(Self {
+            shared: Rc::new(RefCell::new(core)),
+        })
+    }
+
+    pub(crate) fn core(&self) -> RefMut<'_, Core> {
+        self.shared.borrow_mut()
+    }
+
+    pub(crate) fn same(&self, other: &Device) -> bool {
+        Rc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> BackendKind {
+        self.core().info.backend
+    }
+
+    /// The device's name ("NVIDIA H200", "virtual GPU").
+    pub fn name(&self) -> String {
+        self.core().info.name.clone()
+    }
+
+    /// Compute capability (major, minor); the virtual GPU reports 9.0.
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.core().info.compute_capability
+    }
+
+    /// Device memory in bytes.
+    pub fn total_memory(&self) -> u64 {
+        self.core().info.total_memory
+    }
+
+    /// The cost table the virtual GPU uses (also kept on the CUDA backend, for reference).
+    pub fn calibration(&self) -> Calibration {
+        self.core().calibration.clone()
+    }
+
+    /// The CPU clock: time since the device opened (virtual time on the virtual GPU).
+    pub fn now(&self) -> Duration {
+        Duration::from_nanos(self.core().exec.now_ns())
+    }
+
+    /// A new stream. Streams are non-blocking: nothing orders them with each
+    /// other unless an event says so.
+    #[track_caller]
+    pub fn new_stream(&self) -> Result<Stream> {
+        let site = CallSite::caller();
+        let mut core = self.core();
+        let id = core.call(Op::new(OpKind::CreateStream, "new_stream", site), |exec| exec.create_stream())?;
+        core.streams.push(id);
+        drop(core);
+        Ok(Stream::new(self.clone(), id))
+    }
+
+    /// A new event with timing enabled.
+    #[track_caller]
+    pub fn new_event(&self) -> Result<crate::event::Event> {
+        let site = CallSite::caller();
+        let id = self
+            .core()
+            .call(Op::new(OpKind::CreateEvent, "new_event", site), |exec| exec.create_event())?;
+        Ok(crate::event::Event::new(self.clone(), id))
+    }
+
+    /// Blocks the CPU until every stream is idle (`cudaDeviceSynchronize`).
+    #[track_caller]
+    pub fn synchronize(&self) -> Result<()> {
+        let site = CallSite::caller();
+        let mut core = self.core();
+        let op = Op::new(OpKind::DeviceSynchronize, "device synchronize", site).blocking(BlockReason::DeviceSynchronize);
+        core.call(op, |exec| exec.sync_device())?;
+        core.race.on_device_done();
+        Ok(())
+    }
+
+    /// Busy CPU work for `duration`: scheduling, bookkeeping, tokenizing.
+    /// The virtual GPU advances its CPU clock; the CUDA backend really spins.
+    #[track_caller]
+    pub fn host_work(&self, duration: Duration) {
+        let site = CallSite::caller();
+        let ns = duration.as_nanos() as u64;
+        let op = Op::new(OpKind::HostWork, "host work", site);
+        self.core()
+            .call(op, |exec| {
+                exec.host_work(ns);
+                Ok(())
+            })
+            .expect("host work cannot fail");
+    }
+
+    /// A raw segment of `bytes` device bytes (`cuMemAlloc`): slow (hundreds of
+    /// microseconds) but it does not wait for the GPU. Not zeroed.
+    #[track_caller]
+    pub fn alloc_segment(&self, bytes: usize) -> Result<Segment> {
+        let site = CallSite::caller();
+        let mut core = self.core();
+        let op = Op::new(OpKind::AllocSegment, "cuMemAlloc", site).bytes(bytes as u64);
+        core.refuse_in_capture(&op, "allocate device memory before the capture begins")?;
+        let addr = core.call(op, |exec| exec.malloc_segment(bytes))?;
+        core.add_allocation(addr, bytes as u64, AllocKind::Segment);
+        drop(core);
+        Ok(Segment::new(self.clone(), addr, bytes, site))
+    }
+
+    /// Frees a raw segment (`cuMemFree`): blocks the CPU until the whole device
+    /// is idle, because the driver cannot know who still uses the memory.
+    #[track_caller]
+    pub fn free_segment(&self, segment: Segment) -> Result<()> {
+        let site = CallSite::caller();
+        segment.free(self, site)
+    }
+
+    /// A pinned (page-locked, not write-combined) host buffer of `len`
+    /// zeroed elements: copies to and from it are asynchronous.
+    #[track_caller]
+    pub fn alloc_pinned<T: Elem>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        let site = CallSite::caller();
+        let bytes = len * T::KIND.size();
+        let mut core = self.core();
+        let op = Op::new(OpKind::AllocPinned, "cuMemHostAlloc", site).bytes(bytes as u64);
+        core.refuse_in_capture(&op, "allocate pinned memory before the capture begins")?;
+        let host = core.call(op, |exec| exec.alloc_pinned(bytes))?;
+        drop(core);
+        Ok(PinnedBuffer::new(self.clone(), host, len))
+    }
+
+    /// A view of `len` elements at device address `addr`, checked against the
+    /// live allocations (for allocators that hand out addresses inside segments).
+    #[track_caller]
+    pub fn view<T: Elem>(&self, addr: u64, len: usize) -> Result<View<T>> {
+        let site = CallSite::caller();
+        if addr % T::KIND.size() as u64 != 0 {
+            return Err(GpuError::Length {
+                op: "view",
+                detail: format!("address {addr:#x} is not aligned to {} bytes", T::KIND.size()),
+                site,
+            });
+        }
+        let bytes = (len * T::KIND.size()) as u64;
+        self.core().check_range("view", addr, bytes, site)?;
+        Ok(View::new(addr, len))
+    }
+
+    /// Sets sync debug mode.
+    pub fn set_sync_debug(&self, mode: SyncDebug) {
+        self.core().sync_debug = mode;
+    }
+
+    /// The trace so far. On the CUDA backend with GPU timing on, this waits
+    /// for the timed work to finish so its GPU times are known.
+    pub fn trace(&self) -> Trace {
+        self.core().trace()
+    }
+
+    /// The sequence number the next call will get (mark the start of a phase).
+    pub fn trace_mark(&self) -> u64 {
+        self.core().trace_len()
+    }
+
+    /// Forgets the trace so far.
+    pub fn clear_trace(&self) {
+        self.core().clear_trace();
+    }
+
+    /// The races found so far.
+    pub fn races(&self) -> Vec<RaceReport> {
+        self.core().race.reports().to_vec()
+    }
+
+    /// Removes and returns the races found so far.
+    pub fn take_races(&self) -> Vec<RaceReport> {
+        self.core().race.take_reports()
+    }
+}
+
+enum Resolved {
+    Cuda,
+    Virtual,
+    VirtualBecause(String),
+}
+
+/// Applies `GPU_BACKEND` to `Auto` and probes for CUDA.
+fn resolve(backend: Backend) -> Result<Resolved> {
+    let backend = match (backend, std::env::var("GPU_BACKEND")) {
+        (Backend::Auto, Ok(value)) if !value.is_empty() => value.parse()?,
+        (b, _) => b,
+    };
+    Ok(match backend {
+        Backend::Virtual => Resolved::Virtual,
+        Backend::Cuda => Resolved::Cuda,
+        Backend::Auto => match crate::cuda::probe() {
+            Ok(()) => Resolved::Cuda,
+            Err(reason) => Resolved::VirtualBecause(reason),
+        },
+    })
+}
+
+/// Whether a CUDA driver and device are present, and if not, why (never panics).
+pub fn cuda_available() -> std::result::Result<(), String> {
+    crate::cuda::probe()
+}

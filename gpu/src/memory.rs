@@ -1,0 +1,297 @@
+//! Owned memory: stream-ordered device buffers, raw segments, pinned host buffers.
+
+use crate::core::Op;
+use crate::device::Device;
+use crate::elem::{AsView, Elem, View};
+use crate::error::{GpuError, Result};
+use crate::exec::{HostId, Span};
+use crate::race::{HOST_BASE, Range};
+use crate::trace::{BlockReason, CallSite, OpKind, StreamId};
+
+/// Device memory from the stream-ordered pool (`cuMemAllocAsync`), zeroed on
+/// its stream when allocated and freed on the same stream when dropped
+/// (`cuMemFreeAsync`).
+///
+/// The pool may hand the memory to the next allocation on that stream at
+/// once: if another stream may still be using the buffer, order that stream's
+/// work before the drop (an event the home stream waits for), as
+/// `record_stream` does in a caching allocator. The race checker reports a
+/// reuse that nothing ordered.
+pub struct DeviceBuffer<T: Elem> {
+    device: Device,
+    view: View<T>,
+    stream: StreamId,
+}
+
+impl<T: Elem> DeviceBuffer<T> {
+    pub(crate) fn new(device: Device, view: View<T>, stream: StreamId) -> Self {
+        Self { device, view, stream }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.view.len()
+    }
+
+    /// True when the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.view.is_empty()
+    }
+
+    /// Device address.
+    pub fn addr(&self) -> u64 {
+        self.view.addr()
+    }
+
+    /// The stream it was allocated on, where it will be freed.
+    pub fn stream(&self) -> StreamId {
+        self.stream
+    }
+
+    /// A view of elements `range`.
+    #[track_caller]
+    pub fn slice(&self, range: std::ops::Range<usize>) -> View<T> {
+        self.view.slice(range)
+    }
+
+    /// Frees the buffer now, on its stream; the same as dropping it, but the
+    /// trace and race reports name this call's site.
+    #[track_caller]
+    pub fn free(self) {
+        let site = CallSite::caller();
+        self.release(site);
+        std::mem::forget(self);
+    }
+
+    fn release(&self, site: CallSite) {
+        let Ok(mut core) = self.device.shared.try_borrow_mut() else {
+            return; // dropped while the device is busy (a panic in a call): leak
+        };
+        let (addr, bytes) = (self.view.addr(), self.view.bytes() as u64);
+        core.remove_allocation(addr);
+        core.race.on_free(addr, bytes, site);
+        let op = Op::new(OpKind::Free, "cuMemFreeAsync", site).on(self.stream).bytes(bytes);
+        if core.capture.as_ref().is_some_and(|c| c.stream == self.stream) {
+            let _ = core.refuse_in_capture(&op, "a buffer may not be freed on a capturing stream");
+        }
+        let stream = self.stream;
+        let _ = core.call(op, |exec| exec.free_async(stream, addr));
+    }
+}
+
+impl<T: Elem> AsView<T> for DeviceBuffer<T> {
+    fn view(&self) -> View<T> {
+        self.view
+    }
+}
+
+impl<T: Elem> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        self.release(CallSite::internal("drop of a DeviceBuffer"));
+    }
+}
+
+impl<T: Elem> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceBuffer({:?}, stream {})", self.view, self.stream)
+    }
+}
+
+/// A raw segment of device memory (`cuMemAlloc`), the building block of a
+/// caching allocator. Free it with [`Device::free_segment`], which waits for
+/// the whole device; dropping it does the same.
+pub struct Segment {
+    device: Device,
+    addr: u64,
+    bytes: usize,
+    freed: bool,
+}
+
+impl Segment {
+    pub(crate) fn new(device: Device, addr: u64, bytes: usize, _site: CallSite) -> Self {
+        Self {
+            device,
+            addr,
+            bytes,
+            freed: false,
+        }
+    }
+
+    /// Device address of the first byte.
+    pub fn addr(&self) -> u64 {
+        self.addr
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// A view of `len` elements starting `offset` bytes into the segment.
+    #[track_caller]
+    pub fn view<T: Elem>(&self, offset: usize, len: usize) -> Result<View<T>> {
+        let end = offset + len * T::KIND.size();
+        if end > self.bytes || offset % T::KIND.size() != 0 {
+            return Err(GpuError::Length {
+                op: "Segment::view",
+                detail: format!(
+                    "{len} elements at byte {offset} do not fit an aligned window of the {}-byte segment",
+                    self.bytes
+                ),
+                site: CallSite::caller(),
+            });
+        }
+        Ok(View::new(self.addr + offset as u64, len))
+    }
+
+    pub(crate) fn free(mut self, device: &Device, site: CallSite) -> Result<()> {
+        if !self.device.same(device) {
+            return Err(GpuError::ForeignHandle { op: "free_segment", site });
+        }
+        let result = self.release(site);
+        self.freed = true;
+        result
+    }
+
+    fn release(&self, site: CallSite) -> Result<()> {
+        let mut core = self.device.core();
+        let op = Op::new(OpKind::FreeSegment, "cuMemFree", site)
+            .bytes(self.bytes as u64)
+            .blocking(BlockReason::SegmentFree);
+        let addr = self.addr;
+        core.call(op, |exec| exec.free_segment(addr))?;
+        core.race.on_device_done();
+        core.race.on_free(addr, self.bytes as u64, site);
+        core.remove_allocation(addr);
+        Ok(())
+    }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        if !self.freed && self.device.shared.try_borrow_mut().is_ok() {
+            let _ = self.release(CallSite::internal("drop of a Segment"));
+        }
+    }
+}
+
+impl std::fmt::Debug for Segment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Segment({:#x}, {} bytes)", self.addr, self.bytes)
+    }
+}
+
+/// Page-locked host memory (`cuMemHostAlloc`, not write-combined): the GPU's
+/// copy engines reach it directly, so copies to and from it are asynchronous.
+///
+/// The CPU reads and writes it through this handle, never by reference: a
+/// copy queued on a stream may land at any time until it is known to be done
+/// (an event or a synchronize). Reading before then gives stale data, and the
+/// race checker names the copy and the read.
+pub struct PinnedBuffer<T: Elem> {
+    device: Device,
+    host: HostId,
+    len: usize,
+    _elem: std::marker::PhantomData<T>,
+}
+
+impl<T: Elem> PinnedBuffer<T> {
+    pub(crate) fn new(device: Device, host: HostId, len: usize) -> Self {
+        Self {
+            device,
+            host,
+            len,
+            _elem: std::marker::PhantomData,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn host(&self) -> HostId {
+        self.host
+    }
+
+    pub(crate) fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Where the first `len` elements live in the race checker's address space.
+    pub(crate) fn range(&self, len: usize, write: bool) -> Range {
+        Range {
+            addr: HOST_BASE + ((self.host.0 as u64) << 40),
+            bytes: (len * T::KIND.size()) as u64,
+            write,
+        }
+    }
+
+    /// The CPU reads the whole buffer.
+    #[track_caller]
+    pub fn to_vec(&self) -> Vec<T> {
+        let site = CallSite::caller();
+        let mut bytes = vec![0u8; self.len * T::KIND.size()];
+        let mut core = self.device.core();
+        let op = Op::new(OpKind::HostRead, "pinned read", site).bytes(bytes.len() as u64);
+        let host = self.host;
+        core.call(op, |exec| {
+            exec.read_pinned(host, 0, &mut bytes);
+            Ok(())
+        })
+        .expect("a pinned read cannot fail");
+        core.race.on_cpu_access(&[self.range(self.len, false)], "a CPU read of pinned memory", site);
+        bytemuck::pod_collect_to_vec(&bytes)
+    }
+
+    /// The CPU writes `data` into the first `data.len()` elements.
+    #[track_caller]
+    pub fn write(&self, data: &[T]) -> Result<()> {
+        let site = CallSite::caller();
+        if data.len() > self.len {
+            return Err(GpuError::Length {
+                op: "PinnedBuffer::write",
+                detail: format!("{} elements do not fit a pinned buffer of {}", data.len(), self.len),
+                site,
+            });
+        }
+        let mut core = self.device.core();
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let op = Op::new(OpKind::HostWrite, "pinned write", site).bytes(bytes.len() as u64);
+        let host = self.host;
+        core.call(op, |exec| {
+            exec.write_pinned(host, 0, bytes);
+            Ok(())
+        })?;
+        core.race.on_cpu_access(&[self.range(data.len(), true)], "a CPU write of pinned memory", site);
+        Ok(())
+    }
+}
+
+impl<T: Elem> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        let Ok(mut core) = self.device.shared.try_borrow_mut() else {
+            return;
+        };
+        let site = CallSite::internal("drop of a PinnedBuffer");
+        let op = Op::new(OpKind::FreePinned, "cuMemFreeHost", site)
+            .bytes((self.len * T::KIND.size()) as u64)
+            .blocking(BlockReason::PinnedFree);
+        let host = self.host;
+        let freed = core.run(op, |exec| Ok((exec.free_pinned(host)?, Span::None)));
+        if freed.is_ok() {
+            core.race.on_device_done();
+        }
+    }
+}
+
+impl<T: Elem> std::fmt::Debug for PinnedBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PinnedBuffer<{}>(len {})", T::KIND.name(), self.len)
+    }
+}

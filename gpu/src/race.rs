@@ -1,0 +1,268 @@
+//! The race checker, in the spirit of PyTorch's CUDA sanitizer (CSAN).
+//!
+//! Each actor (the CPU and every stream) has a vector clock. An operation
+//! queued on a stream ticks that stream's clock and inherits the CPU's (work
+//! cannot start before it was queued). Recording an event snapshots the
+//! stream's clock; waiting on it joins the snapshot into the waiting stream;
+//! synchronizing joins a stream's or event's clock into the CPU's.
+//!
+//! Shadow memory remembers, for each byte range, the last write and the last
+//! read of each actor since then. An access that is not ordered after an
+//! earlier conflicting access (a write against anything, a read against a
+//! write) by another actor is a race, reported with both call sites. Freed
+//! memory keeps its history, so memory handed out again while another stream
+//! may still use it is reported as a reuse, with the site of the free.
+
+mod shadow;
+
+use crate::exec::EventId;
+use crate::trace::{CallSite, StreamId};
+use serde::{Deserialize, Serialize};
+use shadow::Shadow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Who made an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Actor {
+    /// The CPU, reading or writing pinned host memory.
+    Cpu,
+    /// Work queued on a stream.
+    Stream(StreamId),
+}
+
+impl Actor {
+    fn index(self) -> usize {
+        match self {
+            Self::Cpu => 0,
+            Self::Stream(s) => s.0 as usize,
+        }
+    }
+}
+
+impl fmt::Display for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Cpu => f.write_str("the CPU"),
+            Self::Stream(s) => write!(f, "stream {s}"),
+        }
+    }
+}
+
+/// One side of a race.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessRecord {
+    /// Who accessed the memory.
+    pub actor: Actor,
+    /// True for a write.
+    pub write: bool,
+    /// What did it: "kernel `sum_f32`", "copy device to pinned", …
+    pub what: String,
+    /// The caller's location.
+    pub site: CallSite,
+}
+
+impl fmt::Display for AccessRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verb = if self.write { "writes" } else { "reads" };
+        write!(f, "{} {verb} it in {} at {}", self.actor, self.what, self.site)
+    }
+}
+
+/// What kind of race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaceKind {
+    /// Two accesses, at least one a write, that nothing orders.
+    Unordered,
+    /// Memory was freed, handed out again and used while an earlier user may
+    /// still be using it.
+    ReuseAfterFree,
+}
+
+/// A race the checker found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaceReport {
+    /// What kind.
+    pub kind: RaceKind,
+    /// First byte both accesses touch.
+    pub addr: u64,
+    /// Bytes both touch, in the first overlapping range found.
+    pub bytes: u64,
+    /// Whether `addr` is pinned host memory rather than device memory.
+    pub host: bool,
+    /// The access that found the race.
+    pub current: AccessRecord,
+    /// The earlier access it is not ordered after.
+    pub previous: AccessRecord,
+    /// Where the memory was freed before being handed out again.
+    pub freed_at: Option<CallSite>,
+}
+
+impl fmt::Display for RaceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let memory = if self.host { "pinned host memory" } else { "device memory" };
+        match self.kind {
+            RaceKind::Unordered => writeln!(f, "data race on {memory} [{:#x}, +{} bytes)", self.addr, self.bytes)?,
+            RaceKind::ReuseAfterFree => writeln!(
+                f,
+                "memory reused while still in use: {memory} [{:#x}, +{} bytes)",
+                self.addr, self.bytes
+            )?,
+        }
+        writeln!(f, "  now:     {}", self.current)?;
+        writeln!(f, "  earlier: {}", self.previous)?;
+        if let Some(freed) = self.freed_at {
+            writeln!(f, "  freed at {freed} and handed out again before the earlier access was known to be done")?;
+        }
+        f.write_str("  nothing orders the two: ")?;
+        f.write_str(match (self.kind, self.current.actor, self.previous.actor) {
+            (RaceKind::ReuseAfterFree, _, _) => {
+                "record the other stream's use (`record_stream`), or make the freeing stream wait for an event recorded after that use"
+            }
+            (_, Actor::Cpu, _) => "synchronize the event recorded after the GPU's access before the CPU touches the memory",
+            (_, _, Actor::Cpu) => "the CPU's access came after the GPU's work was queued; wait for that work first",
+            _ => "record an event after the earlier access and make the later stream wait for it (`wait_event`)",
+        })
+    }
+}
+
+/// A vector clock: entry `i` is the latest operation of actor `i` known to have happened before.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Clock(Vec<u64>);
+
+impl Clock {
+    fn get(&self, i: usize) -> u64 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+
+    fn tick(&mut self, i: usize) -> u64 {
+        if self.0.len() <= i {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] += 1;
+        self.0[i]
+    }
+
+    fn join(&mut self, other: &Clock) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            *mine = (*mine).max(*theirs);
+        }
+    }
+}
+
+/// An access about to be checked: a byte range and its direction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Range {
+    pub(crate) addr: u64,
+    pub(crate) bytes: u64,
+    pub(crate) write: bool,
+}
+
+/// The checker's state for one device.
+#[derive(Default)]
+pub(crate) struct RaceChecker {
+    cpu: Clock,
+    streams: BTreeMap<StreamId, Clock>,
+    events: BTreeMap<EventId, Clock>,
+    shadow: Shadow,
+    reports: Vec<RaceReport>,
+    reported: BTreeSet<(CallSite, CallSite)>,
+}
+
+/// Address space of pinned host memory in the shadow (device addresses are far below).
+pub(crate) const HOST_BASE: u64 = 1 << 63;
+
+impl RaceChecker {
+    /// Work queued on `stream`: checks and records its accesses.
+    pub(crate) fn on_stream_op(&mut self, stream: StreamId, ranges: &[Range], what: &str, site: CallSite) {
+        let clock = self.streams.entry(stream).or_default();
+        clock.join(&self.cpu);
+        let actor = Actor::Stream(stream);
+        let epoch = clock.tick(actor.index());
+        let clock = clock.clone();
+        self.access(actor, epoch, &clock, ranges, what, site);
+    }
+
+    /// The CPU touches pinned memory: checks and records the access.
+    pub(crate) fn on_cpu_access(&mut self, ranges: &[Range], what: &str, site: CallSite) {
+        let epoch = self.cpu.tick(Actor::Cpu.index());
+        let clock = self.cpu.clone();
+        self.access(Actor::Cpu, epoch, &clock, ranges, what, site);
+    }
+
+    /// Memory freed (in stream order, or after waiting): keeps its history for reuse checks.
+    pub(crate) fn on_free(&mut self, addr: u64, bytes: u64, site: CallSite) {
+        self.shadow.mark_freed(addr, bytes, site);
+    }
+
+    /// `event` recorded on `stream`.
+    pub(crate) fn on_record(&mut self, event: EventId, stream: StreamId) {
+        let clock = self.streams.entry(stream).or_default();
+        clock.join(&self.cpu);
+        self.events.insert(event, clock.clone());
+    }
+
+    /// `stream` waits for `event` (a no-op if never recorded, as in CUDA).
+    pub(crate) fn on_wait(&mut self, stream: StreamId, event: EventId) {
+        let clock = self.streams.entry(stream).or_default();
+        clock.join(&self.cpu);
+        if let Some(recorded) = self.events.get(&event) {
+            clock.join(recorded);
+        }
+    }
+
+    /// The CPU knows everything queued on `stream` so far has finished.
+    pub(crate) fn on_stream_done(&mut self, stream: StreamId) {
+        if let Some(clock) = self.streams.get(&stream) {
+            self.cpu.join(clock);
+        }
+    }
+
+    /// The CPU knows the work before `event` has finished.
+    pub(crate) fn on_event_done(&mut self, event: EventId) {
+        if let Some(clock) = self.events.get(&event) {
+            self.cpu.join(clock);
+        }
+    }
+
+    /// The CPU knows the whole device is idle.
+    pub(crate) fn on_device_done(&mut self) {
+        for clock in self.streams.values() {
+            self.cpu.join(clock);
+        }
+    }
+
+    /// Every race found so far.
+    pub(crate) fn reports(&self) -> &[RaceReport] {
+        &self.reports
+    }
+
+    /// Removes and returns the races found so far.
+    pub(crate) fn take_reports(&mut self) -> Vec<RaceReport> {
+        std::mem::take(&mut self.reports)
+    }
+
+    fn access(&mut self, actor: Actor, epoch: u64, clock: &Clock, ranges: &[Range], what: &str, site: CallSite) {
+        let record = AccessRecord {
+            actor,
+            write: false,
+            what: what.to_string(),
+            site,
+        };
+        for range in ranges.iter().filter(|r| r.bytes > 0) {
+            let current = AccessRecord { write: range.write, ..record.clone() };
+            let ordered = |prev: Actor, prev_epoch: u64| prev == actor || clock.get(prev.index()) >= prev_epoch;
+            let found = self.shadow.access(*range, actor, epoch, &current, ordered);
+            for report in found {
+                if self.reported.insert((report.current.site, report.previous.site)) {
+                    self.reports.push(report);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Shadow memory of the race checker: who last wrote and read each byte range.
+
+use super::{AccessRecord, Actor, HOST_BASE, RaceKind, RaceReport, Range};
+use crate::trace::CallSite;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// An access remembered in shadow memory.
+#[derive(Clone, Debug)]
+struct Past {
+    actor: Actor,
+    epoch: u64,
+    record: Rc<AccessRecord>,
+}
+
+/// The history of one byte range `[start, end)`.
+#[derive(Clone, Debug)]
+struct Cell {
+    end: u64,
+    write: Option<Past>,
+    /// The latest read of each actor since the last write.
+    reads: Vec<Past>,
+    /// Set when the range was freed and not yet written by a new owner.
+    freed: Option<CallSite>,
+}
+
+/// Byte ranges with their histories, by start address; ranges never overlap.
+#[derive(Default)]
+pub(super) struct Shadow {
+    cells: BTreeMap<u64, Cell>,
+}
+
+impl Shadow {
+    /// Checks `range` against the history, records it, and returns the races
+    /// found (one per earlier call site).
+    pub(super) fn access(
+        &mut self,
+        range: Range,
+        actor: Actor,
+        epoch: u64,
+        current: &AccessRecord,
+        ordered: impl Fn(Actor, u64) -> bool,
+    ) -> Vec<RaceReport> {
+        let (start, end) = (range.addr, range.addr + range.bytes);
+        self.split(start);
+        self.split(end);
+        self.fill_gaps(start, end);
+        let now = Past {
+            actor,
+            epoch,
+            record: Rc::new(current.clone()),
+        };
+        let mut found: Vec<RaceReport> = Vec::new();
+        for (&cell_start, cell) in self.cells.range_mut(start..end) {
+            if let Some(report) = conflict(cell_start, cell, &now, range.write, &ordered) {
+                if !found.iter().any(|r| r.previous.site == report.previous.site) {
+                    found.push(report);
+                }
+            }
+            record(cell, &now, range.write);
+        }
+        found
+    }
+
+    /// Marks `[addr, addr + bytes)` as freed, keeping its history.
+    pub(super) fn mark_freed(&mut self, addr: u64, bytes: u64, site: CallSite) {
+        let end = addr + bytes;
+        self.split(addr);
+        self.split(end);
+        for cell in self.cells.range_mut(addr..end).map(|(_, c)| c) {
+            cell.freed = Some(site);
+        }
+    }
+
+    /// Makes `at` a cell boundary if a cell spans it.
+    fn split(&mut self, at: u64) {
+        let Some((_, cell)) = self.cells.range_mut(..at).next_back() else {
+            return;
+        };
+        if cell.end > at {
+            let upper = Cell { end: cell.end, ..cell.clone() };
+            cell.end = at;
+            self.cells.insert(at, upper);
+        }
+    }
+
+    /// Adds empty cells where `[start, end)` has none.
+    fn fill_gaps(&mut self, start: u64, end: u64) {
+        let mut at = start;
+        let covered: Vec<(u64, u64)> = self.cells.range(start..end).map(|(&s, c)| (s, c.end)).collect();
+        let mut gaps = Vec::new();
+        for (s, e) in covered {
+            if s > at {
+                gaps.push((at, s));
+            }
+            at = e;
+        }
+        if at < end {
+            gaps.push((at, end));
+        }
+        for (s, e) in gaps {
+            self.cells.insert(
+                s,
+                Cell {
+                    end: e,
+                    write: None,
+                    reads: Vec::new(),
+                    freed: None,
+                },
+            );
+        }
+    }
+}
+
+/// The first earlier access of `cell` that `now` conflicts with and is not ordered after.
+fn conflict(
+    start: u64,
+    cell: &Cell,
+    now: &Past,
+    write: bool,
+    ordered: &impl Fn(Actor, u64) -> bool,
+) -> Option<RaceReport> {
+    let reads = if write { cell.reads.as_slice() } else { &[] };
+    let earlier = cell
+        .write
+        .iter()
+        .chain(reads)
+        .find(|past| !ordered(past.actor, past.epoch))?;
+    Some(RaceReport {
+        kind: if cell.freed.is_some() { RaceKind::ReuseAfterFree } else { RaceKind::Unordered },
+        addr: start,
+        bytes: cell.end - start,
+        host: start >= HOST_BASE,
+        current: (*now.record).clone(),
+        previous: (*earlier.record).clone(),
+        freed_at: cell.freed,
+    })
+}
+
+/// Remembers `now` in `cell`.
+fn record(cell: &mut Cell, now: &Past, write: bool) {
+    if write {
+        cell.write = Some(now.clone());
+        cell.reads.clear();
+        cell.freed = None;
+    } else if let Some(read) = cell.reads.iter_mut().find(|r| r.actor == now.actor) {
+        *read = now.clone();
+    } else {
+        cell.reads.push(now.clone());
+    }
+}

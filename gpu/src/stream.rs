@@ -1,0 +1,226 @@
+//! Streams: FIFO queues of GPU work.
+//!
+//! Work queued on one stream runs in order; nothing orders two streams
+//! unless an event does ([`Stream::wait_event`]). Every call here returns as
+//! soon as the work is queued, except the ones documented as blocking.
+
+mod copy;
+mod launch;
+
+use crate::core::{AllocKind, Capture, Op};
+use crate::device::Device;
+use crate::elem::{Elem, View};
+use crate::error::{GpuError, Result};
+use crate::event::Event;
+use crate::exec::Span;
+use crate::graph::Graph;
+use crate::memory::DeviceBuffer;
+use crate::race::Range;
+use crate::trace::{BlockReason, CallSite, OpKind, StreamId};
+
+/// A stream of one device. Cheap to clone.
+#[derive(Clone)]
+pub struct Stream {
+    device: Device,
+    id: StreamId,
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream({})", self.id)
+    }
+}
+
+impl Stream {
+    pub(crate) fn new(device: Device, id: StreamId) -> Self {
+        Self { device, id }
+    }
+
+    /// The stream's id (as traces and race reports show it).
+    pub fn id(&self) -> StreamId {
+        self.id
+    }
+
+    /// The device the stream belongs to.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// `len` zeroed elements from the stream-ordered pool: allocated now,
+    /// zeroed in stream order, freed on this stream when dropped.
+    #[track_caller]
+    pub fn alloc_zeros<T: Elem>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let site = CallSite::caller();
+        let bytes = len * T::KIND.size();
+        let mut core = self.device.core();
+        let op = Op::new(OpKind::Alloc, "cuMemAllocAsync", site).on(self.id).bytes(bytes as u64);
+        if core.capture.is_some() {
+            core.refuse_in_capture(&op, "allocate static buffers before the capture begins")?;
+        }
+        let stream = self.id;
+        let addr = core.call(op, |exec| exec.malloc_async(stream, bytes))?;
+        core.add_allocation(addr, bytes as u64, AllocKind::Buffer);
+        let zero = Op::new(OpKind::Memset, "memset 0", site).on(self.id).bytes(bytes as u64);
+        core.run(zero, |exec| Ok(((), exec.memset_zero(stream, addr, bytes)?)))?;
+        let range = Range {
+            addr,
+            bytes: bytes as u64,
+            write: true,
+        };
+        core.race_stream_op(stream, &[range], "the zeroing of a new buffer", site);
+        drop(core);
+        Ok(DeviceBuffer::new(self.device.clone(), View::new(addr, len), stream))
+    }
+
+    /// Blocks the CPU until all work queued on this stream has finished.
+    #[track_caller]
+    pub fn synchronize(&self) -> Result<()> {
+        let site = CallSite::caller();
+        let mut core = self.device.core();
+        let op = Op::new(OpKind::StreamSynchronize, "stream synchronize", site)
+            .on(self.id)
+            .blocking(BlockReason::StreamSynchronize);
+        let stream = self.id;
+        core.call(op, |exec| exec.sync_stream(stream))?;
+        core.race.on_stream_done(stream);
+        Ok(())
+    }
+
+    /// Whether all work queued on this stream has finished. Never blocks, but
+    /// may not be called while a graph is being captured.
+    #[track_caller]
+    pub fn query(&self) -> Result<bool> {
+        let site = CallSite::caller();
+        let mut core = self.device.core();
+        let op = Op::new(OpKind::StreamQuery, "stream query", site).on(self.id);
+        core.refuse_in_capture(&op, "a query observes the GPU from the CPU")?;
+        let stream = self.id;
+        let done = core.call(op, |exec| exec.query_stream(stream))?;
+        if done {
+            core.race.on_stream_done(stream);
+        }
+        Ok(done)
+    }
+
+    /// Records `event` here: it completes when the work queued so far has.
+    #[track_caller]
+    pub fn record(&self, event: &Event) -> Result<()> {
+        event.record(self)
+    }
+
+    /// A new event, recorded here.
+    #[track_caller]
+    pub fn record_event(&self) -> Result<Event> {
+        let event = self.device.new_event()?;
+        event.record(self)?;
+        Ok(event)
+    }
+
+    /// Makes work queued here after this call wait until `event` completes.
+    /// The GPU waits, the CPU does not. An event never recorded is already complete.
+    #[track_caller]
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        let site = CallSite::caller();
+        self.same_device(event.device(), "wait_event", site)?;
+        let mut core = self.device.core();
+        let op = Op::new(OpKind::StreamWaitEvent, "wait event", site).on(self.id);
+        if core.capture.as_ref().is_some_and(|c| c.stream == self.id) {
+            core.refuse_in_capture(&op, "this workbook captures one stream: wait for events before the capture")?;
+        }
+        let (stream, id) = (self.id, event.id());
+        core.call(op, |exec| exec.wait_event(stream, id))?;
+        core.race.on_wait(stream, id);
+        Ok(())
+    }
+
+    /// Begins capturing this stream's work into a graph: until
+    /// [`Stream::end_capture`], work queued here is recorded, not run.
+    /// Nothing may block the CPU meanwhile.
+    #[track_caller]
+    pub fn begin_capture(&self) -> Result<()> {
+        let site = CallSite::caller();
+        let mut core = self.device.core();
+        if let Some(capture) = &core.capture {
+            return Err(GpuError::CaptureState {
+                op: "begin_capture",
+                detail: format!("stream {} is already capturing; end that capture first", capture.stream),
+                site,
+            });
+        }
+        let stream = self.id;
+        core.call(Op::new(OpKind::BeginCapture, "begin capture", site).on(stream), |exec| {
+            exec.begin_capture(stream)
+        })?;
+        core.capture = Some(Capture {
+            stream,
+            invalidated: None,
+            nodes: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// Ends the capture and instantiates the graph. An error if an illegal
+    /// call invalidated the capture; the error names that call.
+    #[track_caller]
+    pub fn end_capture(&self) -> Result<Graph> {
+        let site = CallSite::caller();
+        let mut core = self.device.core();
+        let capture = match core.capture.take() {
+            Some(c) if c.stream == self.id => c,
+            other => {
+                core.capture = other;
+                return Err(GpuError::CaptureState {
+                    op: "end_capture",
+                    detail: format!("stream {} is not capturing; call `begin_capture` first", self.id),
+                    site,
+                });
+            }
+        };
+        if let Some((op, at)) = capture.invalidated {
+            return Err(GpuError::CaptureInvalidated {
+                stream: self.id.0,
+                op,
+                site: at,
+            });
+        }
+        let stream = self.id;
+        let op = Op::new(OpKind::EndCapture, "end capture", site).on(stream);
+        let graph = core.call(op, |exec| exec.end_capture(stream))?;
+        let nodes = core.exec.graph_nodes(graph);
+        drop(core);
+        Ok(Graph::new(self.clone(), graph, nodes, capture.nodes))
+    }
+
+    /// Whether this stream is capturing a graph now.
+    pub fn is_capturing(&self) -> bool {
+        self.device.core().capture.as_ref().is_some_and(|c| c.stream == self.id)
+    }
+
+    fn same_device(&self, other: &Device, op: &'static str, site: CallSite) -> Result<()> {
+        if self.device.same(other) {
+            Ok(())
+        } else {
+            Err(GpuError::ForeignHandle { op, site })
+        }
+    }
+
+    /// Queues one GPU operation: checks its views, traces it, runs it, feeds
+    /// the race checker.
+    fn enqueue(
+        &self,
+        op: Op,
+        ranges: &[Range],
+        what: &str,
+        work: impl FnOnce(&mut dyn crate::exec::Exec) -> Result<Span>,
+    ) -> Result<()> {
+        let mut core = self.device.core();
+        core.check_not_invalidated(self.id)?;
+        let site = op.site;
+        for r in ranges.iter().filter(|r| r.addr < crate::race::HOST_BASE && r.bytes > 0) {
+            core.check_range(crate::core::static_name(op.kind), r.addr, r.bytes, site)?;
+        }
+        core.run(op, |exec| Ok(((), work(exec)?)))?;
+        core.race_stream_op(self.id, ranges, what, site);
+        Ok(())
+    }
+}

@@ -1,0 +1,153 @@
+//! Copies between host and device, and within the device.
+
+use super::Stream;
+use crate::core::Op;
+use crate::elem::{AsView, Elem, View};
+use crate::error::{GpuError, Result};
+use crate::exec::Copy;
+use crate::memory::PinnedBuffer;
+use crate::race::Range;
+use crate::trace::{BlockReason, CallSite, OpKind};
+
+fn device_range<T: Elem>(view: View<T>, write: bool) -> Range {
+    Range {
+        addr: view.addr(),
+        bytes: view.bytes() as u64,
+        write,
+    }
+}
+
+fn same_len(op: &'static str, from: usize, to: usize, site: CallSite) -> Result<()> {
+    if from == to {
+        Ok(())
+    } else {
+        Err(GpuError::Length {
+            op,
+            detail: format!("the source has {from} elements and the destination {to}"),
+            site,
+        })
+    }
+}
+
+impl Stream {
+    /// Copies pageable host memory (`src`) to the device.
+    ///
+    /// **Can block.** The driver stages pageable memory through a small
+    /// pinned buffer: a copy that fits it returns once staged, a larger one
+    /// waits until the stream reaches it. Either way `src` may be reused as
+    /// soon as the call returns. Use a [`PinnedBuffer`] to copy asynchronously.
+    #[track_caller]
+    pub fn copy_from_host<T: Elem>(&self, src: &[T], dst: impl AsView<T>) -> Result<()> {
+        let site = CallSite::caller();
+        let dst = dst.view();
+        same_len("copy_from_host", src.len(), dst.len(), site)?;
+        let bytes: &[u8] = bytemuck::cast_slice(src);
+        let op = Op::new(OpKind::CopyHostToDevice, "copy pageable to device", site)
+            .on(self.id)
+            .bytes(bytes.len() as u64)
+            .blocking(BlockReason::PageableHostToDevice);
+        let stream = self.id;
+        self.enqueue(op, &[device_range(dst, true)], "a copy from pageable memory", |exec| {
+            exec.copy(stream, Copy::PageableToDevice { src: bytes, dst: dst.addr() })
+        })
+    }
+
+    /// Copies device memory into pageable host memory (`dst`).
+    ///
+    /// **Blocks** until the stream has run everything queued before the copy
+    /// and the data has arrived: this is the `.tolist()` / `.item()` sync.
+    #[track_caller]
+    pub fn copy_to_host<T: Elem>(&self, src: impl AsView<T>, dst: &mut [T]) -> Result<()> {
+        let site = CallSite::caller();
+        let src = src.view();
+        same_len("copy_to_host", src.len(), dst.len(), site)?;
+        let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pageable", site)
+            .on(self.id)
+            .bytes(src.bytes() as u64)
+            .blocking(BlockReason::PageableDeviceToHost);
+        let stream = self.id;
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(dst);
+        self.enqueue(op, &[device_range(src, false)], "a copy to pageable memory", |exec| {
+            exec.copy(stream, Copy::DeviceToPageable { src: src.addr(), dst: bytes })
+        })?;
+        self.device.core().race.on_stream_done(stream);
+        Ok(())
+    }
+
+    /// Copies device memory into a new `Vec`. **Blocks**, like [`Stream::copy_to_host`].
+    #[track_caller]
+    pub fn to_vec<T: Elem>(&self, src: impl AsView<T>) -> Result<Vec<T>> {
+        let src = src.view();
+        let mut out = vec![T::default(); src.len()];
+        self.copy_to_host(src, &mut out)?;
+        Ok(out)
+    }
+
+    /// Copies the first `dst.len()` elements of pinned `src` to the device.
+    /// Asynchronous: `src` is read when the copy runs, so don't overwrite it
+    /// until the copy is known to be done.
+    #[track_caller]
+    pub fn copy_from_pinned<T: Elem>(&self, src: &PinnedBuffer<T>, dst: impl AsView<T>) -> Result<()> {
+        let site = CallSite::caller();
+        let dst = dst.view();
+        self.check_pinned(src, dst.len(), "copy_from_pinned", site)?;
+        let op = Op::new(OpKind::CopyHostToDevice, "copy pinned to device", site)
+            .on(self.id)
+            .bytes(dst.bytes() as u64);
+        let (stream, host) = (self.id, src.host());
+        let ranges = [src.range(dst.len(), false), device_range(dst, true)];
+        self.enqueue(op, &ranges, "a copy from pinned memory", |exec| {
+            let copy = Copy::PinnedToDevice { src: host, offset: 0, bytes: dst.bytes(), dst: dst.addr() };
+            exec.copy(stream, copy)
+        })
+    }
+
+    /// Copies device memory into the first `src.len()` elements of pinned
+    /// `dst`. Asynchronous: the data is there once the copy is known to be
+    /// done (an event recorded after it has completed).
+    #[track_caller]
+    pub fn copy_to_pinned<T: Elem>(&self, src: impl AsView<T>, dst: &PinnedBuffer<T>) -> Result<()> {
+        let site = CallSite::caller();
+        let src = src.view();
+        self.check_pinned(dst, src.len(), "copy_to_pinned", site)?;
+        let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pinned", site)
+            .on(self.id)
+            .bytes(src.bytes() as u64);
+        let (stream, host) = (self.id, dst.host());
+        let ranges = [device_range(src, false), dst.range(src.len(), true)];
+        self.enqueue(op, &ranges, "a copy into pinned memory", |exec| {
+            let copy = Copy::DeviceToPinned { src: src.addr(), dst: host, offset: 0, bytes: src.bytes() };
+            exec.copy(stream, copy)
+        })
+    }
+
+    /// Copies device memory to device memory, in stream order.
+    #[track_caller]
+    pub fn copy<T: Elem>(&self, src: impl AsView<T>, dst: impl AsView<T>) -> Result<()> {
+        let site = CallSite::caller();
+        let (src, dst) = (src.view(), dst.view());
+        same_len("copy", src.len(), dst.len(), site)?;
+        let op = Op::new(OpKind::CopyDeviceToDevice, "copy device to device", site)
+            .on(self.id)
+            .bytes(src.bytes() as u64);
+        let stream = self.id;
+        let ranges = [device_range(src, false), device_range(dst, true)];
+        self.enqueue(op, &ranges, "a device-to-device copy", |exec| {
+            exec.copy(stream, Copy::DeviceToDevice { src: src.addr(), dst: dst.addr(), bytes: src.bytes() })
+        })
+    }
+
+    fn check_pinned<T: Elem>(&self, pinned: &PinnedBuffer<T>, len: usize, op: &'static str, site: CallSite) -> Result<()> {
+        if !self.device.same(pinned.device()) {
+            return Err(GpuError::ForeignHandle { op, site });
+        }
+        if len > pinned.len() {
+            return Err(GpuError::Length {
+                op,
+                detail: format!("{len} elements do not fit the pinned buffer of {}", pinned.len()),
+                site,
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,511 @@
+//! The virtual GPU: a deterministic discrete-event model of one device.
+//!
+//! Each stream is a FIFO with a `ready` time (when its last queued operation
+//! ends, or the last event it was told to wait for completes). Host-to-device
+//! and device-to-host copies each have one copy engine; kernels of different
+//! streams run side by side. The CPU has its own clock, advanced by the cost
+//! of each call (from the [`Calibration`] table), by `host_work` and by
+//! blocking waits.
+//!
+//! Every operation is scheduled when it is submitted: it starts once the CPU
+//! has submitted it, its stream is ready and its engine is free, and lasts as
+//! long as the table says. Its effect on memory (a kernel's CPU twin, a copy's
+//! bytes) is applied at its end time, in global time order, before the CPU
+//! can observe anything later. So a missing wait or an early reuse corrupts
+//! data exactly the way it would on a GPU, and the same way on every run.
+
+mod memory;
+mod pool;
+
+use crate::calibration::Calibration;
+use crate::error::{GpuError, Result};
+use crate::exec::{Copy, DeviceInfo, EventId, Exec, GraphId, HostId, Span};
+use crate::kernels::{Kernel, cpu};
+use crate::trace::{BackendKind, CallSite, GpuSpan, StreamId};
+use memory::Memory;
+use pool::Pool;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// Where device memory of each kind starts (readable, deterministic addresses).
+const SEGMENT_BASE: u64 = 0x1_0000_0000;
+const POOL_BASE: u64 = 0x10_0000_0000;
+/// `cuMemAlloc` hands out 2 MiB-aligned segments.
+const SEGMENT_ALIGN: u64 = 2 << 20;
+
+/// Which engine an operation occupies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    /// The SMs: kernels and device-to-device copies; streams run side by side.
+    Compute,
+    /// The host-to-device copy engine: one copy at a time.
+    HostToDevice,
+    /// The device-to-host copy engine: one copy at a time.
+    DeviceToHost,
+}
+
+/// What an operation does to memory when it ends.
+#[derive(Clone, Debug)]
+enum Effect {
+    Kernel(Kernel),
+    Memset { addr: u64, bytes: usize },
+    /// Staged bytes from pageable memory land on the device.
+    Write { dst: u64, data: Vec<u8> },
+    PinnedToDevice { src: HostId, offset: usize, bytes: usize, dst: u64 },
+    DeviceToPinned { src: u64, dst: HostId, offset: usize, bytes: usize },
+    DeviceToDevice { src: u64, dst: u64, bytes: usize },
+    /// Bytes for a pageable destination, kept until the CPU collects them.
+    DeviceToPageable { src: u64, bytes: usize, slot: u64 },
+}
+
+/// An operation recorded into a graph.
+#[derive(Clone, Debug)]
+struct Node {
+    engine: Engine,
+    effect: Effect,
+    /// Bytes a copy moves, or 0 for kernels and memsets.
+    copy_bytes: usize,
+}
+
+/// The deterministic virtual GPU.
+pub(crate) struct VirtualGpu {
+    cal: Calibration,
+    /// The CPU clock.
+    cpu: u64,
+    /// Per stream (index = id - 1): when queued work and waits are done.
+    ready: Vec<u64>,
+    /// Per event: completion time of its last record, `None` if never recorded.
+    events: Vec<Option<u64>>,
+    h2d_free: u64,
+    d2h_free: u64,
+    /// When the pageable staging buffer is free again.
+    staging_free: u64,
+    /// Effects not yet applied, by (end time, submit order).
+    pending: BinaryHeap<Reverse<(u64, u64)>>,
+    effects: BTreeMap<u64, Effect>,
+    next_seq: u64,
+    /// Bytes collected for pageable destinations, by slot.
+    pageable: BTreeMap<u64, Vec<u8>>,
+    mem: Memory,
+    pool: Pool,
+    segments: BTreeMap<u64, usize>,
+    next_segment: u64,
+    captures: BTreeMap<StreamId, Vec<Node>>,
+    graphs: Vec<Vec<Node>>,
+}
+
+impl VirtualGpu {
+    /// A fresh device with the given cost table.
+    pub(crate) fn new(cal: Calibration) -> Self {
+        Self {
+            pool: Pool::new(POOL_BASE),
+            cal,
+            cpu: 0,
+            ready: Vec::new(),
+            events: Vec::new(),
+            h2d_free: 0,
+            d2h_free: 0,
+            staging_free: 0,
+            pending: BinaryHeap::new(),
+            effects: BTreeMap::new(),
+            next_seq: 0,
+            pageable: BTreeMap::new(),
+            mem: Memory::default(),
+            segments: BTreeMap::new(),
+            next_segment: SEGMENT_BASE,
+            captures: BTreeMap::new(),
+            graphs: Vec::new(),
+        }
+    }
+
+    /// Spend `ns` of CPU time in a call, then apply what the GPU finished meanwhile.
+    fn spend(&mut self, ns: u64) {
+        self.cpu += ns;
+        self.settle();
+    }
+
+    /// Block the CPU until `time` (if later than now), then settle.
+    fn wait_until(&mut self, time: u64) {
+        if time > self.cpu {
+            self.cpu = time + self.cal.wake_ns;
+        }
+        self.settle();
+    }
+
+    /// Apply, in time order, every effect that ended by the CPU's clock.
+    fn settle(&mut self) {
+        while let Some(&Reverse((end, seq))) = self.pending.peek() {
+            if end > self.cpu {
+                break;
+            }
+            self.pending.pop();
+            let effect = self.effects.remove(&seq).expect("every pending op has an effect");
+            self.apply(effect);
+        }
+    }
+
+    fn apply(&mut self, effect: Effect) {
+        match effect {
+            Effect::Kernel(kernel) => cpu::run(&kernel, &mut self.mem),
+            Effect::Memset { addr, bytes } => self.mem.write_device(addr, &vec![0; bytes]),
+            Effect::Write { dst, data } => self.mem.write_device(dst, &data),
+            Effect::PinnedToDevice { src, offset, bytes, dst } => {
+                let data = self.mem.read_pinned(src, offset, bytes);
+                self.mem.write_device(dst, &data);
+            }
+            Effect::DeviceToPinned { src, dst, offset, bytes } => {
+                let data = self.mem.read_device(src, bytes);
+                self.mem.write_pinned(dst, offset, &data);
+            }
+            Effect::DeviceToDevice { src, dst, bytes } => {
+                let data = self.mem.read_device(src, bytes);
+                self.mem.write_device(dst, &data);
+            }
+            Effect::DeviceToPageable { src, bytes, slot } => {
+                let data = self.mem.read_device(src, bytes);
+                self.pageable.insert(slot, data);
+            }
+        }
+    }
+
+    fn stream_ready(&mut self, stream: StreamId) -> &mut u64 {
+        &mut self.ready[stream.0 as usize - 1]
+    }
+
+    /// Queue an operation on a stream: it starts when the CPU has submitted
+    /// it, the stream is ready and the engine is free.
+    fn schedule(&mut self, stream: StreamId, engine: Engine, duration: u64, effect: Effect) -> GpuSpan {
+        let engine_free = match engine {
+            Engine::Compute => 0,
+            Engine::HostToDevice => self.h2d_free,
+            Engine::DeviceToHost => self.d2h_free,
+        };
+        let start = self.cpu.max(*self.stream_ready(stream)).max(engine_free);
+        let end = start + duration.max(1);
+        *self.stream_ready(stream) = end;
+        match engine {
+            Engine::Compute => {}
+            Engine::HostToDevice => self.h2d_free = end,
+            Engine::DeviceToHost => self.d2h_free = end,
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.pending.push(Reverse((end, seq)));
+        self.effects.insert(seq, effect);
+        GpuSpan { start_ns: start, end_ns: end }
+    }
+
+    fn kernel_ns(&self, kernel: &Kernel, min: u64) -> u64 {
+        let work = kernel.bytes_touched() as f64 / self.cal.hbm_bytes_per_ns
+            + kernel.flops() as f64 / self.cal.flops_per_ns;
+        (kernel.pad_ns() + work as u64).max(min)
+    }
+
+    fn copy_ns(bytes: usize, bytes_per_ns: f64) -> u64 {
+        (bytes as f64 / bytes_per_ns) as u64 + 1_000
+    }
+
+    /// Record `node` into the stream's capture instead of running it, if the
+    /// stream is capturing.
+    fn captured(&mut self, stream: StreamId, node: Node) -> Option<Span> {
+        let nodes = self.captures.get_mut(&stream)?;
+        nodes.push(node);
+        Some(Span::None)
+    }
+
+    fn run_node(&mut self, stream: StreamId, node: Node, in_graph: bool) -> GpuSpan {
+        let duration = match (&node.effect, node.engine) {
+            (Effect::Kernel(kernel), _) => {
+                let min = if in_graph { self.cal.graph_node_ns } else { self.cal.kernel_min_ns };
+                self.kernel_ns(kernel, min)
+            }
+            (Effect::Memset { bytes, .. }, _) => {
+                let work = (*bytes as f64 / self.cal.hbm_bytes_per_ns) as u64;
+                work.max(self.cal.kernel_min_ns)
+            }
+            (_, Engine::HostToDevice) => Self::copy_ns(node.copy_bytes, self.cal.pinned_h2d_bytes_per_ns),
+            (_, Engine::DeviceToHost) => Self::copy_ns(node.copy_bytes, self.cal.pinned_d2h_bytes_per_ns),
+            (_, Engine::Compute) => Self::copy_ns(node.copy_bytes, self.cal.d2d_bytes_per_ns),
+        };
+        self.schedule(stream, node.engine, duration, node.effect)
+    }
+
+    fn submit_node(&mut self, stream: StreamId, node: Node, cost: u64) -> Span {
+        self.spend(cost);
+        if let Some(span) = self.captured(stream, node.clone()) {
+            return span;
+        }
+        Span::Known(self.run_node(stream, node, false))
+    }
+
+    fn copy_pageable_to_device(&mut self, stream: StreamId, src: &[u8], dst: u64) -> Span {
+        let bytes = src.len();
+        self.spend(self.cal.copy_submit_ns);
+        // The driver stages through one buffer: wait until it is free.
+        self.wait_until(self.staging_free);
+        let staged = bytes.min(self.cal.staging_bytes as usize);
+        self.spend((staged as f64 / self.cal.staging_bytes_per_ns) as u64);
+        let duration = Self::copy_ns(bytes, self.cal.pageable_h2d_bytes_per_ns);
+        let effect = Effect::Write { dst, data: src.to_vec() };
+        let span = self.schedule(stream, Engine::HostToDevice, duration, effect);
+        self.staging_free = span.end_ns;
+        if bytes > staged {
+            // The rest is staged chunk by chunk as the DMA drains the buffer:
+            // the CPU returns when the last chunk is staged.
+            let last_chunk = (staged as f64 / self.cal.pageable_h2d_bytes_per_ns) as u64;
+            self.wait_until(span.end_ns.saturating_sub(last_chunk));
+        }
+        Span::Known(span)
+    }
+
+    fn copy_device_to_pageable(&mut self, stream: StreamId, src: u64, dst: &mut [u8]) -> Span {
+        self.spend(self.cal.copy_submit_ns);
+        let slot = self.next_seq;
+        let duration = Self::copy_ns(dst.len(), self.cal.pageable_d2h_bytes_per_ns);
+        let effect = Effect::DeviceToPageable { src, bytes: dst.len(), slot };
+        let span = self.schedule(stream, Engine::DeviceToHost, duration, effect);
+        self.wait_until(span.end_ns);
+        let data = self.pageable.remove(&slot).expect("the copy has ended");
+        dst.copy_from_slice(&data);
+        Span::Known(span)
+    }
+
+    fn wait_for_device(&mut self) {
+        let idle = self.ready.iter().copied().max().unwrap_or(0);
+        self.wait_until(idle);
+    }
+
+    fn out_of_memory(&self, op: &'static str, requested: u64) -> GpuError {
+        GpuError::OutOfMemory {
+            op,
+            requested,
+            in_use: self.in_use(),
+            capacity: self.cal.total_memory,
+            site: CallSite::internal("virtual gpu"),
+        }
+    }
+
+    fn in_use(&self) -> u64 {
+        self.segments.values().map(|&b| b as u64).sum::<u64>() + self.pool.reserved()
+    }
+}
+
+impl Exec for VirtualGpu {
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            backend: BackendKind::Virtual,
+            name: "virtual GPU".into(),
+            compute_capability: (9, 0),
+            total_memory: self.cal.total_memory,
+        }
+    }
+
+    fn now_ns(&mut self) -> u64 {
+        self.cpu
+    }
+
+    fn host_work(&mut self, ns: u64) {
+        self.spend(ns);
+    }
+
+    fn create_stream(&mut self) -> Result<StreamId> {
+        self.spend(self.cal.create_ns);
+        self.ready.push(self.cpu);
+        Ok(StreamId(self.ready.len() as u32))
+    }
+
+    fn create_event(&mut self) -> Result<EventId> {
+        self.spend(self.cal.create_ns);
+        self.events.push(None);
+        Ok(EventId(self.events.len() as u32 - 1))
+    }
+
+    fn malloc_async(&mut self, stream: StreamId, bytes: usize) -> Result<u64> {
+        self.spend(self.cal.pool_alloc_ns);
+        let fits = self.in_use() + Pool::rounded(bytes) as u64 <= self.cal.total_memory;
+        let (addr, fresh) = self
+            .pool
+            .alloc(bytes, stream, self.cpu, fits)
+            .ok_or_else(|| self.out_of_memory("alloc", bytes as u64))?;
+        if fresh {
+            self.mem.add_device(addr, Pool::rounded(bytes));
+        }
+        Ok(addr)
+    }
+
+    fn free_async(&mut self, stream: StreamId, addr: u64) -> Result<()> {
+        self.spend(self.cal.api_call_ns);
+        let done = self.cpu.max(*self.stream_ready(stream));
+        self.pool.free(addr, stream, done);
+        Ok(())
+    }
+
+    fn memset_zero(&mut self, stream: StreamId, addr: u64, bytes: usize) -> Result<Span> {
+        let node = Node { engine: Engine::Compute, effect: Effect::Memset { addr, bytes }, copy_bytes: 0 };
+        Ok(self.submit_node(stream, node, self.cal.api_call_ns))
+    }
+
+    fn malloc_segment(&mut self, bytes: usize) -> Result<u64> {
+        self.spend(self.cal.segment_alloc_ns);
+        if self.in_use() + bytes as u64 > self.cal.total_memory {
+            return Err(self.out_of_memory("alloc_segment", bytes as u64));
+        }
+        let addr = self.next_segment;
+        self.next_segment += (bytes as u64).div_ceil(SEGMENT_ALIGN).max(1) * SEGMENT_ALIGN;
+        self.segments.insert(addr, bytes);
+        self.mem.add_device(addr, bytes);
+        Ok(addr)
+    }
+
+    fn free_segment(&mut self, addr: u64) -> Result<()> {
+        self.wait_for_device();
+        self.spend(self.cal.segment_free_ns);
+        self.segments.remove(&addr);
+        self.mem.remove_device(addr);
+        Ok(())
+    }
+
+    fn alloc_pinned(&mut self, bytes: usize) -> Result<HostId> {
+        self.spend(self.cal.pinned_alloc_ns);
+        Ok(self.mem.add_pinned(bytes))
+    }
+
+    fn free_pinned(&mut self, host: HostId) -> Result<()> {
+        self.wait_for_device();
+        self.spend(self.cal.pinned_free_ns);
+        self.mem.remove_pinned(host);
+        Ok(())
+    }
+
+    fn read_pinned(&mut self, host: HostId, offset: usize, out: &mut [u8]) {
+        self.settle();
+        out.copy_from_slice(&self.mem.read_pinned(host, offset, out.len()));
+    }
+
+    fn write_pinned(&mut self, host: HostId, offset: usize, data: &[u8]) {
+        self.settle();
+        self.mem.write_pinned(host, offset, data);
+    }
+
+    fn launch(&mut self, stream: StreamId, kernel: &Kernel) -> Result<Span> {
+        let node = Node { engine: Engine::Compute, effect: Effect::Kernel(kernel.clone()), copy_bytes: 0 };
+        Ok(self.submit_node(stream, node, self.cal.launch_ns))
+    }
+
+    fn copy(&mut self, stream: StreamId, copy: Copy<'_>) -> Result<Span> {
+        let bytes = copy.bytes();
+        let (engine, effect) = match copy {
+            Copy::PageableToDevice { src, dst } => return Ok(self.copy_pageable_to_device(stream, src, dst)),
+            Copy::DeviceToPageable { src, dst } => return Ok(self.copy_device_to_pageable(stream, src, dst)),
+            Copy::PinnedToDevice { src, offset, bytes, dst } => {
+                (Engine::HostToDevice, Effect::PinnedToDevice { src, offset, bytes, dst })
+            }
+            Copy::DeviceToPinned { src, dst, offset, bytes } => {
+                (Engine::DeviceToHost, Effect::DeviceToPinned { src, dst, offset, bytes })
+            }
+            Copy::DeviceToDevice { src, dst, bytes } => (Engine::Compute, Effect::DeviceToDevice { src, dst, bytes }),
+        };
+        let node = Node { engine, effect, copy_bytes: bytes };
+        Ok(self.submit_node(stream, node, self.cal.copy_submit_ns))
+    }
+
+    fn record_event(&mut self, event: EventId, stream: StreamId) -> Result<()> {
+        self.spend(self.cal.api_call_ns);
+        let done = self.cpu.max(*self.stream_ready(stream));
+        self.events[event.0 as usize] = Some(done);
+        Ok(())
+    }
+
+    fn wait_event(&mut self, stream: StreamId, event: EventId) -> Result<()> {
+        self.spend(self.cal.api_call_ns);
+        if let Some(done) = self.events[event.0 as usize] {
+            let ready = self.stream_ready(stream);
+            *ready = (*ready).max(done);
+        }
+        Ok(())
+    }
+
+    fn sync_stream(&mut self, stream: StreamId) -> Result<()> {
+        self.spend(self.cal.api_call_ns);
+        let ready = *self.stream_ready(stream);
+        self.wait_until(ready);
+        Ok(())
+    }
+
+    fn sync_event(&mut self, event: EventId) -> Result<()> {
+        self.spend(self.cal.api_call_ns);
+        if let Some(done) = self.events[event.0 as usize] {
+            self.wait_until(done);
+        }
+        Ok(())
+    }
+
+    fn sync_device(&mut self) -> Result<()> {
+        self.spend(self.cal.api_call_ns);
+        self.wait_for_device();
+        Ok(())
+    }
+
+    fn query_stream(&mut self, stream: StreamId) -> Result<bool> {
+        self.spend(self.cal.api_call_ns);
+        Ok(*self.stream_ready(stream) <= self.cpu)
+    }
+
+    fn query_event(&mut self, event: EventId) -> Result<bool> {
+        self.spend(self.cal.api_call_ns);
+        Ok(self.events[event.0 as usize].is_none_or(|done| done <= self.cpu))
+    }
+
+    fn elapsed_ms(&mut self, start: EventId, end: EventId) -> Result<f32> {
+        self.spend(self.cal.api_call_ns);
+        let (Some(t0), Some(t1)) = (self.events[start.0 as usize], self.events[end.0 as usize]) else {
+            return Err(GpuError::Driver {
+                call: "cuEventElapsedTime",
+                message: "CUDA_ERROR_INVALID_HANDLE: an event was never recorded".into(),
+            });
+        };
+        self.wait_until(t0.max(t1));
+        Ok((t1 as f64 - t0 as f64) as f32 / 1e6)
+    }
+
+    fn begin_capture(&mut self, stream: StreamId) -> Result<()> {
+        self.spend(self.cal.begin_capture_ns);
+        self.captures.insert(stream, Vec::new());
+        Ok(())
+    }
+
+    fn end_capture(&mut self, stream: StreamId) -> Result<GraphId> {
+        let nodes = self.captures.remove(&stream).unwrap_or_default();
+        self.spend(self.cal.end_capture_ns + self.cal.instantiate_node_ns * nodes.len() as u64);
+        self.graphs.push(nodes);
+        Ok(GraphId(self.graphs.len() as u32 - 1))
+    }
+
+    fn abort_capture(&mut self, stream: StreamId) {
+        self.captures.remove(&stream);
+    }
+
+    fn launch_graph(&mut self, graph: GraphId, stream: StreamId) -> Result<Span> {
+        self.spend(self.cal.graph_launch_ns);
+        let nodes = self.graphs[graph.0 as usize].clone();
+        let mut first: Option<GpuSpan> = None;
+        let mut last = None;
+        for node in nodes {
+            let span = self.run_node(stream, node, true);
+            first.get_or_insert(span);
+            last = Some(span);
+        }
+        Ok(match (first, last) {
+            (Some(a), Some(b)) => Span::Known(GpuSpan { start_ns: a.start_ns, end_ns: b.end_ns }),
+            _ => Span::None,
+        })
+    }
+
+    fn graph_nodes(&self, graph: GraphId) -> usize {
+        self.graphs[graph.0 as usize].len()
+    }
+
+    fn resolve(&mut self, _token: u64) -> Option<GpuSpan> {
+        None
+    }
+}

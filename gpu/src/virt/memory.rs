@@ -1,0 +1,88 @@
+//! The virtual GPU's memory: device allocations and pinned host buffers, as bytes.
+
+use crate::exec::HostId;
+use crate::kernels::cpu::KernelMemory;
+use std::collections::BTreeMap;
+
+/// Device allocations by base address, and pinned host buffers by id.
+#[derive(Default)]
+pub(super) struct Memory {
+    device: BTreeMap<u64, Vec<u8>>,
+    pinned: BTreeMap<u32, Vec<u8>>,
+    next_pinned: u32,
+}
+
+impl Memory {
+    /// Adds a zeroed device allocation at `addr`.
+    pub(super) fn add_device(&mut self, addr: u64, bytes: usize) {
+        self.device.insert(addr, vec![0; bytes]);
+    }
+
+    /// Removes the device allocation at `addr`.
+    pub(super) fn remove_device(&mut self, addr: u64) {
+        self.device.remove(&addr);
+    }
+
+    /// Adds a zeroed pinned buffer.
+    pub(super) fn add_pinned(&mut self, bytes: usize) -> HostId {
+        let id = self.next_pinned;
+        self.next_pinned += 1;
+        self.pinned.insert(id, vec![0; bytes]);
+        HostId(id)
+    }
+
+    /// Removes a pinned buffer.
+    pub(super) fn remove_pinned(&mut self, host: HostId) {
+        self.pinned.remove(&host.0);
+    }
+
+    /// The allocation holding `[addr, addr + bytes)` and the offset of `addr` in it.
+    ///
+    /// # Panics
+    /// When no allocation holds the range: the front end checks every view
+    /// before it reaches the backend, so this is a bug of the crate.
+    fn locate(&self, addr: u64, bytes: usize) -> (u64, usize) {
+        let (&base, data) = self
+            .device
+            .range(..=addr)
+            .next_back()
+            .unwrap_or_else(|| panic!("virtual gpu: no allocation holds {addr:#x}"));
+        let offset = (addr - base) as usize;
+        assert!(offset + bytes <= data.len(), "virtual gpu: [{addr:#x}, +{bytes}) overruns its allocation");
+        (base, offset)
+    }
+
+    /// Reads device bytes.
+    pub(super) fn read_device(&self, addr: u64, bytes: usize) -> Vec<u8> {
+        let (base, offset) = self.locate(addr, bytes);
+        self.device[&base][offset..offset + bytes].to_vec()
+    }
+
+    /// Writes device bytes.
+    pub(super) fn write_device(&mut self, addr: u64, data: &[u8]) {
+        let (base, offset) = self.locate(addr, data.len());
+        let block = self.device.get_mut(&base).expect("located");
+        block[offset..offset + data.len()].copy_from_slice(data);
+    }
+
+    /// Reads pinned bytes.
+    pub(super) fn read_pinned(&self, host: HostId, offset: usize, bytes: usize) -> Vec<u8> {
+        self.pinned[&host.0][offset..offset + bytes].to_vec()
+    }
+
+    /// Writes pinned bytes.
+    pub(super) fn write_pinned(&mut self, host: HostId, offset: usize, data: &[u8]) {
+        let buf = self.pinned.get_mut(&host.0).expect("a live pinned buffer");
+        buf[offset..offset + data.len()].copy_from_slice(data);
+    }
+}
+
+impl KernelMemory for Memory {
+    fn read(&self, addr: u64, bytes: usize) -> Vec<u8> {
+        self.read_device(addr, bytes)
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) {
+        self.write_device(addr, data);
+    }
+}
