@@ -121,10 +121,10 @@ fn conflict(
     ordered: &impl Fn(Actor, u64) -> bool,
 ) -> Option<RaceReport> {
     let reads = if write { cell.reads.as_slice() } else { &[] };
-    let earlier = cell
-        .write
+    // The reads since the last write come first: they are the later accesses.
+    let earlier = reads
         .iter()
-        .chain(reads)
+        .chain(cell.write.iter())
         .find(|past| !ordered(past.actor, past.epoch))?;
     Some(RaceReport {
         kind: if cell.freed.is_some() { RaceKind::ReuseAfterFree } else { RaceKind::Unordered },

@@ -1,0 +1,98 @@
+//! The kernel library: each kernel's results, and the CUDA code against its
+//! CPU twin, bit for bit, on the same inputs.
+
+use crate::support::open;
+use gpu::{Backend, Decoder, DecoderConfig, Device};
+use std::time::Duration;
+
+/// Every kernel on seeded random inputs; returns all outputs as bits.
+fn run_all(device: &Device, seed: u64) -> Vec<Vec<u32>> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let s = device.new_stream().unwrap();
+    let mut out = Vec::new();
+    let floats: Vec<f32> = (0..5000).map(|_| rng.f32() * 200.0 - 100.0).collect();
+    let x = s.alloc_zeros::<f32>(floats.len()).unwrap();
+    s.copy_from_host(&floats, &x).unwrap();
+    let total = s.alloc_zeros::<f32>(1).unwrap();
+    s.sum(&x, &total).unwrap();
+    out.push(s.to_vec(&total).unwrap().iter().map(|v| v.to_bits()).collect());
+    let rows = s.alloc_zeros::<i32>(50).unwrap();
+    s.argmax_rows(&x, 50, 100, &rows).unwrap();
+    out.push(s.to_vec(&rows).unwrap().iter().map(|&v| v as u32).collect());
+    let y = s.alloc_zeros::<f32>(floats.len()).unwrap();
+    s.affine(&x, 1.1, -0.3, &y).unwrap();
+    out.push(s.to_vec(&y).unwrap().iter().map(|v| v.to_bits()).collect());
+    let ints: Vec<i32> = (0..3000).map(|_| rng.i32(0..8)).collect();
+    let (t, flags) = (s.alloc_zeros::<i32>(ints.len()).unwrap(), s.alloc_zeros::<i32>(ints.len()).unwrap());
+    s.copy_from_host(&ints, &t).unwrap();
+    s.flag_eq(&t, 3, &flags).unwrap();
+    s.flag_eq(&t, 5, &flags).unwrap();
+    out.push(s.to_vec(&flags).unwrap().iter().map(|&v| v as u32).collect());
+    let u = s.alloc_zeros::<u32>(777).unwrap();
+    s.fill(&u, 0xdead_beef).unwrap();
+    out.push(s.to_vec(&u).unwrap());
+    let decoder = Decoder::new(
+        &s,
+        DecoderConfig { vocab: 300, hidden: 64, seed, step_time: Duration::from_micros(50) },
+    )
+    .unwrap();
+    let tokens: Vec<i32> = (0..17).map(|i| if i == 16 { 300 } else { rng.i32(0..300) }).collect();
+    let (tin, tout) = (s.alloc_zeros::<i32>(17).unwrap(), s.alloc_zeros::<i32>(17).unwrap());
+    s.copy_from_host(&tokens, &tin).unwrap();
+    s.decode_step(&decoder, &tin, &tout).unwrap();
+    let next = s.to_vec(&tout).unwrap();
+    assert_eq!(next, decoder.reference_step(&tokens), "decode_step against its reference");
+    assert_eq!(next[16], -1, "a token outside the vocabulary gives -1");
+    out.push(next.iter().map(|&v| v as u32).collect());
+    out
+}
+
+#[test]
+fn kernels_compute_what_they_document_on_the_virtual_gpu() {
+    let device = open(Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    let x = s.alloc_zeros::<f32>(6).unwrap();
+    s.copy_from_host(&[1.0, 5.0, 5.0, -1.0, 2.0, 2.0], &x).unwrap();
+    let rows = s.alloc_zeros::<i32>(2).unwrap();
+    s.argmax_rows(&x, 2, 3, &rows).unwrap();
+    assert_eq!(s.to_vec(&rows).unwrap(), [1, 1]);
+    let total = s.alloc_zeros::<f32>(1).unwrap();
+    s.sum(&x, &total).unwrap();
+    assert_eq!(s.to_vec(&total).unwrap(), [14.0]);
+    let _ = run_all(&device, 7);
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
+fn cuda_kernels_match_their_cpu_twins_bit_for_bit() {
+    let (cuda, virt) = (open(Backend::Cuda), open(Backend::Virtual));
+    for seed in 1..=3 {
+        assert_eq!(run_all(&cuda, seed), run_all(&virt, seed), "seed {seed}");
+    }
+}
+
+#[test]
+fn argument_lengths_are_checked() {
+    let device = open(Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    let x = s.alloc_zeros::<f32>(10).unwrap();
+    let y = s.alloc_zeros::<f32>(9).unwrap();
+    let err = s.affine(&x, 1.0, 0.0, &y).unwrap_err().to_string();
+    assert!(err.contains("`x` has 10 elements and `y` 9"), "{err}");
+    let err = s.copy(&x, &y).unwrap_err().to_string();
+    assert!(err.starts_with("length mismatch in `copy` at"), "{err}");
+    let out = s.alloc_zeros::<i32>(1).unwrap();
+    assert!(s.argmax_rows(&x, 2, 4, &out).is_err());
+}
+
+#[test]
+fn a_freed_buffer_cannot_be_used() {
+    let device = open(Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    let x = s.alloc_zeros::<f32>(10).unwrap();
+    let stale = x.slice(0..10);
+    drop(x);
+    let err = s.fill(stale, 1.0).unwrap_err();
+    assert!(matches!(err, gpu::GpuError::InvalidView { .. }), "{err}");
+    assert!(err.to_string().contains("was its buffer freed"), "{err}");
+}
