@@ -99,7 +99,7 @@ impl Default for Calibration {
             api_call_ns: 1_500,
             wake_ns: 10_000,
             segment_alloc_ns: 300_000,
-            segment_free_ns: 20_000,
+            segment_free_ns: 250_000,
             pool_alloc_ns: 2_000,
             pinned_alloc_ns: 200_000,
             pinned_free_ns: 50_000,
