@@ -81,7 +81,7 @@ impl Device {
             Some(c) => c,
             None => Calibration::from_env()?,
         };
-        let backend = resolve(options.backend)?;
+        let backend = resolve(options.backend, std::env::var("GPU_BACKEND").ok(), crate::cuda::probe)?;
         let exec: Box<dyn crate::exec::Exec> = match backend {
             Resolved::Cuda => Box::new(crate::cuda::open(options.gpu_timing)?),
             Resolved::Virtual => Box::new(VirtualGpu::new(calibration.clone())),
@@ -276,22 +276,27 @@ impl Device {
     }
 }
 
+#[derive(Debug, PartialEq, Eq)]
 enum Resolved {
     Cuda,
     Virtual,
     VirtualBecause(String),
 }
 
-/// Applies `GPU_BACKEND` to `Auto` and probes for CUDA.
-fn resolve(backend: Backend) -> Result<Resolved> {
-    let backend = match (backend, std::env::var("GPU_BACKEND")) {
-        (Backend::Auto, Ok(value)) if !value.is_empty() => value.parse()?,
+/// Applies the `GPU_BACKEND` value `env` to `Auto`, then `probe`s for CUDA.
+fn resolve(
+    backend: Backend,
+    env: Option<String>,
+    probe: impl FnOnce() -> std::result::Result<(), String>,
+) -> Result<Resolved> {
+    let backend = match (backend, env) {
+        (Backend::Auto, Some(value)) if !value.is_empty() => value.parse()?,
         (b, _) => b,
     };
     Ok(match backend {
         Backend::Virtual => Resolved::Virtual,
         Backend::Cuda => Resolved::Cuda,
-        Backend::Auto => match crate::cuda::probe() {
+        Backend::Auto => match probe() {
             Ok(()) => Resolved::Cuda,
             Err(reason) => Resolved::VirtualBecause(reason),
         },
@@ -301,4 +306,37 @@ fn resolve(backend: Backend) -> Result<Resolved> {
 /// Whether a CUDA driver and device are present, and if not, why (never panics).
 pub fn cuda_available() -> std::result::Result<(), String> {
     crate::cuda::probe()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_gpu() -> std::result::Result<(), String> {
+        Err("no driver".into())
+    }
+
+    fn gpu() -> std::result::Result<(), String> {
+        Ok(())
+    }
+
+    #[test]
+    fn auto_follows_the_probe() {
+        assert_eq!(resolve(Backend::Auto, None, gpu).unwrap(), Resolved::Cuda);
+        assert_eq!(
+            resolve(Backend::Auto, None, no_gpu).unwrap(),
+            Resolved::VirtualBecause("no driver".into())
+        );
+    }
+
+    #[test]
+    fn the_environment_overrides_auto_only() {
+        let env = |v: &str| Some(v.to_string());
+        assert_eq!(resolve(Backend::Auto, env("virtual"), gpu).unwrap(), Resolved::Virtual);
+        assert_eq!(resolve(Backend::Auto, env("CUDA"), no_gpu).unwrap(), Resolved::Cuda);
+        assert_eq!(resolve(Backend::Auto, env(""), gpu).unwrap(), Resolved::Cuda);
+        assert_eq!(resolve(Backend::Virtual, env("cuda"), gpu).unwrap(), Resolved::Virtual);
+        let err = resolve(Backend::Auto, env("metal"), gpu).unwrap_err().to_string();
+        assert_eq!(err, "`GPU_BACKEND=metal` is not a backend; use `cuda`, `virtual` or `auto`");
+    }
 }

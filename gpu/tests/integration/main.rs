@@ -13,3 +13,17 @@ mod capture;
 mod kernels;
 mod races;
 mod trace;
+
+/// Without a GPU, asking for CUDA is a clear error, never a panic; with one,
+/// it opens.
+#[test]
+fn cuda_without_a_gpu_is_a_clear_error() {
+    match (gpu::cuda_available(), gpu::Device::open(gpu::Backend::Cuda)) {
+        (Ok(()), Ok(device)) => assert_eq!(device.backend(), gpu::BackendKind::Cuda),
+        (Err(_), Err(gpu::GpuError::NoCudaDevice { reason })) => {
+            let text = gpu::GpuError::NoCudaDevice { reason }.to_string();
+            assert!(text.contains("Backend::Virtual"), "the error says what to do: {text}");
+        }
+        (probe, opened) => panic!("probe {probe:?} disagrees with open {:?}", opened.map(|d| d.name())),
+    }
+}
