@@ -232,7 +232,7 @@ impl Device {
     #[track_caller]
     pub fn view<T: Elem>(&self, addr: u64, len: usize) -> Result<View<T>> {
         let site = CallSite::caller();
-        if addr % T::KIND.size() as u64 != 0 {
+        if !addr.is_multiple_of(T::KIND.size() as u64) {
             return Err(GpuError::Length {
                 op: "view",
                 detail: format!("address {addr:#x} is not aligned to {} bytes", T::KIND.size()),

@@ -131,7 +131,7 @@ impl Segment {
     #[track_caller]
     pub fn view<T: Elem>(&self, offset: usize, len: usize) -> Result<View<T>> {
         let end = offset + len * T::KIND.size();
-        if end > self.bytes || offset % T::KIND.size() != 0 {
+        if end > self.bytes || !offset.is_multiple_of(T::KIND.size()) {
             return Err(GpuError::Length {
                 op: "Segment::view",
                 detail: format!(

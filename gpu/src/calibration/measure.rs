@@ -1,2 +1,416 @@
-//! placeholder
-pub fn measure() {}
+//! Measuring the cost table: [`measure`] times every figure of a
+//! [`Calibration`] through the public API, on whichever backend the device has.
+//!
+//! The CPU clock is [`Device::now`] (virtual time on the virtual GPU, real time
+//! on CUDA). GPU times come from two events ([`Event::elapsed_ms`]) recorded
+//! behind a *gate*, a `spin` queued first, so that the work between them runs
+//! back to back whatever the CPU does meanwhile. Each figure is the median of
+//! [`REPS`] runs after one warm-up run. A bandwidth is the slope between two
+//! sizes (a quarter and the whole), which cancels what does not grow with the
+//! size: the fixed latency of a copy, the part of a pageable copy staged before
+//! it starts moving, the wake-up of a blocked CPU.
+//!
+//! On the virtual GPU the result reproduces the table the device was opened
+//! with (the test below checks it): that tests the model and the method at once.
+
+use crate::{Calibration, Decoder, DecoderConfig, Device, Event, Graph, Result, Stream};
+use std::time::Duration;
+
+/// Timed runs of each figure, after one warm-up run; the figure is their median.
+const REPS: usize = 7;
+/// Timed runs of a decoder step: long and stable on a GPU, long on the virtual
+/// GPU's CPU twin.
+const STEP_REPS: usize = 3;
+/// The gate queued before GPU-timed work: longer than the CPU takes to submit that work.
+const GATE: Duration = Duration::from_millis(5);
+/// The gate behind which the staging buffer is probed.
+const STAGING_GATE: Duration = Duration::from_millis(20);
+/// A probe that returns within this time, behind [`STAGING_GATE`], did not wait for the gate.
+const AT_ONCE: Duration = Duration::from_millis(5);
+/// The kernel a synchronize waits for when measuring the wake-up.
+const WAKE_SPIN: Duration = Duration::from_millis(5);
+/// Launches of `spin(0)` in a burst, and nodes in the large graph.
+const BURST: usize = 200;
+/// Nodes in the small graph (instantiation is fitted from two graph sizes).
+const SMALL_GRAPH: usize = 10;
+/// One mebibyte.
+const MIB: usize = 1 << 20;
+/// Bytes of the large bandwidth measurements (the small ones move a quarter).
+const BIG: usize = 64 * MIB;
+/// Pageable copy sizes probed for the staging buffer, bytes, smallest first.
+const STAGING_SIZES: [usize; 6] = [MIB / 4, MIB / 2, MIB, 2 * MIB, 4 * MIB, 8 * MIB];
+/// The decoder step whose time gives the arithmetic rate: vocabulary, width, batch.
+const DECODER: (usize, usize, usize) = (4096, 512, 16);
+
+/// Measures the cost table on `device` through the public API: every field of
+/// [`Calibration`], on whichever backend `device` has.
+///
+/// Takes a few seconds on an H200 and on the virtual GPU, and frees every
+/// buffer it allocates (events and graphs have no destructor in this API). The
+/// `source` names the device; adding the date is the caller's business.
+pub fn measure(device: &Device) -> Result<Calibration> {
+    let b = Bench::new(device)?;
+    let [launch, kernel_min] = launches(&b)?;
+    let [begin, end, per_node, graph_launch, node] = graphs(&b)?;
+    let [api_call, wake] = waits(&b)?;
+    let [copy_submit, pinned_h2d, pinned_d2h, d2d, hbm] = device_copies(&b)?;
+    let [pageable_h2d, pageable_d2h] = pageable_copies(&b)?;
+    let (staging_bytes, staging_rate) = staging(&b)?;
+    let flops = flops_per_ns(&b, hbm)?;
+    let [seg_alloc, seg_free, pool, pin_alloc, pin_free, create] = allocations(&b, api_call)?;
+    device.synchronize()?;
+    let (name, backend) = (device.name(), device.backend());
+    Ok(Calibration {
+        source: format!("{name} ({backend}), measured by gpu::measure"),
+        total_memory: device.total_memory(),
+        launch_ns: ns(launch),
+        kernel_min_ns: ns(kernel_min),
+        graph_node_ns: ns(node),
+        graph_launch_ns: ns(graph_launch),
+        begin_capture_ns: ns(begin),
+        end_capture_ns: ns(end),
+        instantiate_node_ns: ns(per_node),
+        hbm_bytes_per_ns: hbm,
+        flops_per_ns: flops,
+        copy_submit_ns: ns(copy_submit),
+        pinned_h2d_bytes_per_ns: pinned_h2d,
+        pinned_d2h_bytes_per_ns: pinned_d2h,
+        pageable_h2d_bytes_per_ns: pageable_h2d,
+        pageable_d2h_bytes_per_ns: pageable_d2h,
+        d2d_bytes_per_ns: d2d,
+        staging_bytes,
+        staging_bytes_per_ns: staging_rate,
+        api_call_ns: ns(api_call),
+        wake_ns: ns(wake),
+        segment_alloc_ns: ns(seg_alloc),
+        segment_free_ns: ns(seg_free),
+        pool_alloc_ns: ns(pool),
+        pinned_alloc_ns: ns(pin_alloc),
+        pinned_free_ns: ns(pin_free),
+        create_ns: ns(create),
+    })
+}
+
+/// What every measurement uses: the device, one stream, two timing events.
+struct Bench {
+    device: Device,
+    stream: Stream,
+    start: Event,
+    end: Event,
+}
+
+impl Bench {
+    /// A new stream and two new events on `device`.
+    fn new(device: &Device) -> Result<Self> {
+        Ok(Self {
+            device: device.clone(),
+            stream: device.new_stream()?,
+            start: device.new_event()?,
+            end: device.new_event()?,
+        })
+    }
+
+    /// Runs `f` once the device is idle: its value and its CPU time, ns.
+    fn idle<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<(R, f64)> {
+        self.device.synchronize()?;
+        let timer = Timer::start(&self.device);
+        let value = f()?;
+        Ok((value, timer.ns()))
+    }
+
+    /// The CPU time of `f` on an idle device, ns.
+    fn idle_ns<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<f64> {
+        Ok(self.idle(f)?.1)
+    }
+
+    /// Runs `f` between two events behind a gate: its value and the GPU time
+    /// of the work it queued, ns.
+    fn gpu<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<(R, f64)> {
+        self.stream.spin(GATE)?;
+        self.start.record(&self.stream)?;
+        let value = f()?;
+        self.end.record(&self.stream)?;
+        Ok((value, f64::from(self.start.elapsed_ms(&self.end)?) * 1e6))
+    }
+
+    /// The GPU time of the work `f` queues, ns.
+    fn gpu_ns(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
+        Ok(self.gpu(f)?.1)
+    }
+}
+
+/// A span of CPU time on the device's clock.
+struct Timer<'a> {
+    device: &'a Device,
+    start: Duration,
+}
+
+impl<'a> Timer<'a> {
+    /// Starts now.
+    fn start(device: &'a Device) -> Self {
+        Self {
+            device,
+            start: device.now(),
+        }
+    }
+
+    /// Nanoseconds since the start.
+    fn ns(&self) -> f64 {
+        (self.device.now() - self.start).as_nanos() as f64
+    }
+}
+
+/// Runs `f` once to warm up, then `reps` times: the median of each figure.
+fn medians<const N: usize>(
+    reps: usize,
+    mut f: impl FnMut() -> Result<[f64; N]>,
+) -> Result<[f64; N]> {
+    f()?;
+    let runs = (0..reps).map(|_| f()).collect::<Result<Vec<_>>>()?;
+    Ok(std::array::from_fn(|i| {
+        median(runs.iter().map(|run| run[i]).collect())
+    }))
+}
+
+/// The median of `values` (not empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+/// Bytes per ns from `time(len)`, the time to move `len` f32 elements: the
+/// slope between a quarter of `bytes` and all of it.
+fn slope(bytes: usize, mut time: impl FnMut(usize) -> Result<f64>) -> Result<f64> {
+    let len = bytes / 4;
+    let extra = time(len)? - time(len / 4)?;
+    Ok((bytes - bytes / 4) as f64 / extra.max(1.0))
+}
+
+/// Rounds a time to whole nanoseconds (never below 0).
+fn ns(time: f64) -> u64 {
+    time.max(0.0).round() as u64
+}
+
+/// Queues `n` launches of `spin(0)`, the smallest kernel.
+fn burst(stream: &Stream, n: usize) -> Result<()> {
+    (0..n).try_for_each(|_| stream.spin(Duration::ZERO))
+}
+
+/// `launch_ns` (CPU time per launch) and `kernel_min_ns` (GPU time per
+/// kernel) from a burst of `spin(0)` behind a gate.
+fn launches(b: &Bench) -> Result<[f64; 2]> {
+    medians(REPS, || {
+        let (cpu, gpu) = b.gpu(|| {
+            let timer = Timer::start(&b.device);
+            burst(&b.stream, BURST)?;
+            Ok(timer.ns())
+        })?;
+        Ok([cpu / BURST as f64, gpu / BURST as f64])
+    })
+}
+
+/// `begin_capture_ns`, `end_capture_ns` and `instantiate_node_ns` (a line
+/// through two graph sizes), `graph_launch_ns` (CPU) and `graph_node_ns`
+/// (GPU time per node of the large graph).
+fn graphs(b: &Bench) -> Result<[f64; 5]> {
+    medians(REPS, || {
+        let (begin, small_end, _) = capture(b, SMALL_GRAPH)?;
+        let (_, big_end, graph) = capture(b, BURST)?;
+        let per_node = (big_end - small_end) / (BURST - SMALL_GRAPH) as f64;
+        let fixed = small_end - per_node * SMALL_GRAPH as f64;
+        let (launch, run) = b.gpu(|| {
+            let timer = Timer::start(&b.device);
+            graph.launch()?;
+            Ok(timer.ns())
+        })?;
+        Ok([begin, fixed, per_node, launch, run / BURST as f64])
+    })
+}
+
+/// Captures a graph of `nodes` launches of `spin(0)`: the CPU times of
+/// `begin_capture` and of `end_capture`, and the graph.
+fn capture(b: &Bench, nodes: usize) -> Result<(f64, f64, Graph)> {
+    let begin = b.idle_ns(|| b.stream.begin_capture())?;
+    burst(&b.stream, nodes)?;
+    let timer = Timer::start(&b.device); // no synchronize while capturing
+    let graph = b.stream.end_capture()?;
+    Ok((begin, timer.ns(), graph))
+}
+
+/// `api_call_ns` (recording an event on an idle stream) and `wake_ns` (a
+/// synchronize that waits for a spin, less the spin, from its launch on an
+/// idle stream).
+fn waits(b: &Bench) -> Result<[f64; 2]> {
+    medians(REPS, || {
+        let record = b.idle_ns(|| b.start.record(&b.stream))?;
+        b.stream.spin(WAKE_SPIN)?;
+        let timer = Timer::start(&b.device);
+        b.stream.synchronize()?;
+        Ok([record, (timer.ns() - WAKE_SPIN.as_nanos() as f64).max(0.0)])
+    })
+}
+
+/// `copy_submit_ns` (a 4 KiB pinned copy), then by events: pinned copy
+/// bandwidths both ways, device-to-device copy bandwidth, and the bandwidth of
+/// a kernel (a `fill`: bytes written per ns).
+fn device_copies(b: &Bench) -> Result<[f64; 5]> {
+    let (src, dst) = (
+        b.stream.alloc_zeros::<f32>(BIG / 4)?,
+        b.stream.alloc_zeros::<f32>(BIG / 4)?,
+    );
+    let pinned = b.device.alloc_pinned::<f32>(BIG / 4)?;
+    medians(REPS, || {
+        let submit = b.idle_ns(|| b.stream.copy_from_pinned(&pinned, src.slice(0..1024)))?;
+        let h2d = slope(BIG, |len| {
+            b.gpu_ns(|| b.stream.copy_from_pinned(&pinned, src.slice(0..len)))
+        })?;
+        let d2h = slope(BIG, |len| {
+            b.gpu_ns(|| b.stream.copy_to_pinned(src.slice(0..len), &pinned))
+        })?;
+        let d2d = slope(BIG, |len| {
+            b.gpu_ns(|| b.stream.copy(src.slice(0..len), dst.slice(0..len)))
+        })?;
+        let hbm = slope(BIG, |len| {
+            b.gpu_ns(|| b.stream.fill(dst.slice(0..len), 1.0))
+        })?;
+        Ok([submit, h2d, d2h, d2d, hbm])
+    })
+}
+
+/// Pageable bandwidths from CPU times on an idle device: a host-to-device copy
+/// larger than the staging buffer returns once its last chunk is staged, a
+/// device-to-host copy once its data has arrived.
+fn pageable_copies(b: &Bench) -> Result<[f64; 2]> {
+    let buffer = b.stream.alloc_zeros::<f32>(BIG / 4)?;
+    let mut host = vec![0.0f32; BIG / 4];
+    medians(REPS, || {
+        let h2d = slope(BIG, |len| {
+            b.idle_ns(|| b.stream.copy_from_host(&host[..len], buffer.slice(0..len)))
+        })?;
+        let d2h = slope(BIG, |len| {
+            b.idle_ns(|| {
+                b.stream
+                    .copy_to_host(buffer.slice(0..len), &mut host[..len])
+            })
+        })?;
+        Ok([h2d, d2h])
+    })
+}
+
+/// `staging_bytes`: the largest of [`STAGING_SIZES`] up to which pageable
+/// copies behind a busy stream return at once; `staging_bytes_per_ns`: the
+/// slope of pageable copies that fit it, which return once staged.
+fn staging(b: &Bench) -> Result<(u64, f64)> {
+    let largest = STAGING_SIZES[STAGING_SIZES.len() - 1] / 4;
+    let buffer = b.stream.alloc_zeros::<f32>(largest)?;
+    let host = vec![0.0f32; largest];
+    let copy = |len: usize| b.stream.copy_from_host(&host[..len], buffer.slice(0..len));
+    let times = medians(REPS, || {
+        let mut times = [0.0; STAGING_SIZES.len()];
+        for (time, bytes) in times.iter_mut().zip(STAGING_SIZES) {
+            b.device.synchronize()?;
+            b.stream.spin(STAGING_GATE)?;
+            let timer = Timer::start(&b.device);
+            copy(bytes / 4)?;
+            *time = timer.ns();
+        }
+        Ok(times)
+    })?;
+    let at_once = AT_ONCE.as_nanos() as f64;
+    let fits = STAGING_SIZES
+        .iter()
+        .zip(times)
+        .take_while(|&(_, time)| time < at_once)
+        .count();
+    let staging_bytes = fits.checked_sub(1).map_or(0, |i| STAGING_SIZES[i]);
+    let staged = staging_bytes.max(STAGING_SIZES[0]);
+    let [rate] = medians(REPS, || Ok([slope(staged, |len| b.idle_ns(|| copy(len)))?]))?;
+    Ok((staging_bytes as u64, rate))
+}
+
+/// `flops_per_ns`: the GPU time of a decoder step less the time of the bytes
+/// the cost model counts for it at `hbm` bytes/ns, then flops per remaining ns.
+fn flops_per_ns(b: &Bench, hbm: f64) -> Result<f64> {
+    let (vocab, hidden, batch) = DECODER;
+    let config = DecoderConfig {
+        vocab,
+        hidden,
+        seed: 1,
+        step_time: Duration::ZERO,
+    };
+    let decoder = Decoder::new(&b.stream, config)?;
+    let (tokens_in, tokens_out) = (
+        b.stream.alloc_zeros::<i32>(batch)?,
+        b.stream.alloc_zeros::<i32>(batch)?,
+    );
+    let [step] = medians(STEP_REPS, || {
+        Ok([b.gpu_ns(|| b.stream.decode_step(&decoder, &tokens_in, &tokens_out))?])
+    })?;
+    // Both weight matrices (the model counts the whole embedding), tokens in and out.
+    let bytes = (2 * vocab * hidden + 2 * batch) * 4;
+    let flops = 2 * batch * hidden * vocab;
+    Ok(flops as f64 / (step - bytes as f64 / hbm).max(1.0))
+}
+
+/// On an idle device: `segment_alloc_ns` and `segment_free_ns` (64 MiB),
+/// `pool_alloc_ns` (4 KiB), `pinned_alloc_ns` and `pinned_free_ns` (4 MiB),
+/// `create_ns` (an event).
+fn allocations(b: &Bench, api_call_ns: f64) -> Result<[f64; 6]> {
+    medians(REPS, || {
+        let (segment, seg_alloc) = b.idle(|| b.device.alloc_segment(BIG))?;
+        let seg_free = b.idle_ns(|| b.device.free_segment(segment))?;
+        // `alloc_zeros` also queues the memset that zeroes the block: one API call.
+        let (buffer, zeroed) = b.idle(|| b.stream.alloc_zeros::<f32>(1024))?;
+        drop(buffer);
+        let pool = zeroed - api_call_ns;
+        let (pinned, pin_alloc) = b.idle(|| b.device.alloc_pinned::<f32>(MIB))?;
+        let pin_free = b.idle_ns(|| {
+            drop(pinned);
+            Ok(())
+        })?;
+        let create = b.idle_ns(|| b.device.new_event())?;
+        Ok([seg_alloc, seg_free, pool, pin_alloc, pin_free, create])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Backend, DeviceOptions};
+
+    /// Fields that must come back exactly.
+    const EXACT: [&str; 2] = ["total_memory", "staging_bytes"];
+    /// How far another measured field may be from the table.
+    const TOLERANCE: f64 = 0.25;
+
+    #[test]
+    fn the_virtual_gpu_reproduces_its_own_table() {
+        let device = Device::with_options(DeviceOptions {
+            backend: Backend::Virtual,
+            quiet: true,
+            calibration: Some(Calibration::default()),
+            ..Default::default()
+        })
+        .unwrap();
+        let measured = serde_json::to_value(measure(&device).unwrap()).unwrap();
+        let table = serde_json::to_value(Calibration::default()).unwrap();
+        let mut wrong = Vec::new();
+        for (field, want) in table.as_object().unwrap() {
+            let (Some(got), Some(want)) = (measured[field].as_f64(), want.as_f64()) else {
+                continue; // the source
+            };
+            let exact = EXACT.contains(&field.as_str());
+            if (exact && got != want) || (got / want - 1.0).abs() > TOLERANCE {
+                wrong.push(format!("{field}: measured {got}, table {want}"));
+            }
+        }
+        assert!(wrong.is_empty(), "measured vs table:\n{}", wrong.join("\n"));
+        let source = measured["source"].as_str().unwrap();
+        assert!(source.starts_with("virtual GPU (virtual)"), "{source}");
+    }
+}

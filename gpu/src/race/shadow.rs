@@ -52,10 +52,10 @@ impl Shadow {
         };
         let mut found: Vec<RaceReport> = Vec::new();
         for (&cell_start, cell) in self.cells.range_mut(start..end) {
-            if let Some(report) = conflict(cell_start, cell, &now, range.write, &ordered) {
-                if !found.iter().any(|r| r.previous.site == report.previous.site) {
-                    found.push(report);
-                }
+            if let Some(report) = conflict(cell_start, cell, &now, range.write, &ordered)
+                && !found.iter().any(|r| r.previous.site == report.previous.site)
+            {
+                found.push(report);
             }
             record(cell, &now, range.write);
         }

@@ -113,7 +113,7 @@ mod tests {
         let mut pool = Pool::new(0);
         let (a, _) = pool.alloc(1024, A, 0, true).unwrap();
         pool.free(a, A, 10);
-        assert_eq!(pool.alloc(2048, B, 20, true).unwrap().1, true);
+        assert!(pool.alloc(2048, B, 20, true).unwrap().1, "a different size is fresh memory");
         assert_eq!(pool.alloc(1024, B, 20, true).unwrap(), (a, false));
         assert_eq!(pool.alloc(1024, B, 20, false), None, "no fresh memory when it does not fit");
     }

@@ -11,6 +11,7 @@ both!(
     pinned_d2h_does_not_wait,
     pageable_h2d_small_is_staged_large_waits,
     raw_free_waits_for_the_device,
+    pinned_free_waits_for_the_device,
     events_wait_on_the_gpu_not_the_cpu,
     elapsed_time_measures_the_gpu,
     query_never_blocks,
@@ -89,6 +90,16 @@ fn raw_free_waits_for_the_device(backend: Backend) {
     let (_, t_free) = cpu_time(&device, || device.free_segment(seg).unwrap());
     assert!(t_alloc + t_free >= GATE * 9 / 10, "cuMemFree returned after {t_free:?}");
     let _ = s;
+}
+
+fn pinned_free_waits_for_the_device(backend: Backend) {
+    let device = open(backend);
+    let s = device.new_stream().unwrap();
+    drop(device.alloc_pinned::<f32>(1 << 20).unwrap()); // warm up
+    let pinned = device.alloc_pinned::<f32>(1 << 20).unwrap();
+    s.spin(GATE).unwrap();
+    let (_, t) = cpu_time(&device, || drop(pinned));
+    assert!(t >= GATE * 9 / 10, "cuMemFreeHost returned after {t:?}");
 }
 
 fn events_wait_on_the_gpu_not_the_cpu(backend: Backend) {

@@ -92,7 +92,8 @@ fn query_and_pageable_copies_inside_capture_invalidate_it(backend: Backend) {
     let x = s.alloc_zeros::<f32>(16).unwrap();
     let e = s.record_event().unwrap();
     s.synchronize().unwrap();
-    let cases: [(&str, Box<dyn Fn() -> gpu::Result<()>>); 4] = [
+    type Call<'a> = Box<dyn Fn() -> gpu::Result<()> + 'a>;
+    let cases: [(&str, Call<'_>); 4] = [
         ("query", Box::new(|| s.query().map(drop))),
         ("event query", Box::new(|| e.query().map(drop))),
         ("to_vec", Box::new(|| s.to_vec(&x).map(drop))),

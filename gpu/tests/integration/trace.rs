@@ -19,7 +19,7 @@ fn program() -> Trace {
     let done = b.record_event().unwrap();
     done.synchronize().unwrap();
     assert_eq!(pinned.to_vec()[0], 1.5);
-    let _ = a.to_vec(&x.slice(0..4)).unwrap();
+    let _ = a.to_vec(x.slice(0..4)).unwrap();
     device.trace()
 }
 

@@ -1,0 +1,95 @@
+//! Measures the virtual GPU's cost table on this machine's GPU (or on the
+//! virtual GPU itself where there is none) and compares it with the defaults.
+//!
+//! ```text
+//! cargo run --release --example calibrate -- [OUT.json]
+//! ```
+//!
+//! Prints every figure next to its default (the H200 of `DESIGN.md` section 3)
+//! and their ratio. With `OUT.json`, saves the table there: the virtual GPU
+//! then uses it with `GPU_CALIBRATION=OUT.json`. On the virtual GPU every ratio
+//! should be close to 1: the model reproduces its own table.
+
+use gpu::{Backend, Calibration, Device};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+fn main() -> gpu::Result<()> {
+    let out = std::env::args_os().nth(1).map(PathBuf::from);
+    let device = Device::open(Backend::Auto)?;
+    let started = Instant::now();
+    let mut measured = gpu::measure(&device)?;
+    measured.source = format!("{}, {}", measured.source, today());
+    println!(
+        "measured in {:.1} s: {}\n",
+        started.elapsed().as_secs_f64(),
+        measured.source
+    );
+    print_table(&measured, &Calibration::default());
+    if let Some(path) = out {
+        measured.save(&path)?;
+        println!("\nsaved to {}", path.display());
+    }
+    Ok(())
+}
+
+/// One line per field: the measured figure, the default and their ratio.
+fn print_table(measured: &Calibration, default: &Calibration) {
+    let text = serde_json::to_string_pretty(default).expect("a calibration serializes");
+    let (measured, default) = (json(measured), json(default));
+    println!(
+        "{:<26} {:>16} {:>16} {:>7}",
+        "field", "measured", "default", "ratio"
+    );
+    // The fields in the struct's order, as the JSON text has them.
+    let fields = text
+        .lines()
+        .filter_map(|line| line.trim().split_once(':'))
+        .map(|(key, _)| key.trim_matches('"'));
+    for field in fields.filter(|field| default[*field].is_number()) {
+        let (got, want) = (&measured[field], &default[field]);
+        let ratio = got.as_f64().unwrap_or(f64::NAN) / want.as_f64().unwrap_or(f64::NAN);
+        println!(
+            "{field:<26} {:>16} {:>16} {ratio:>7.3}",
+            figure(got),
+            figure(want)
+        );
+    }
+}
+
+/// The table as a JSON value, field by field.
+fn json(calibration: &Calibration) -> Value {
+    serde_json::to_value(calibration).expect("a calibration serializes")
+}
+
+/// A figure as the table shows it: whole numbers as they are, rates to 3 decimals.
+fn figure(value: &Value) -> String {
+    match (value.as_u64(), value.as_f64()) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(x)) => format!("{x:.3}"),
+        _ => value.to_string(),
+    }
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970 (Hinnant's
+/// `civil_from_days`).
+fn today() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64 + 719_468;
+    let (era, day_of_era) = (days.div_euclid(146_097), days.rem_euclid(146_097));
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}

@@ -1,0 +1,107 @@
+//! Looking up the backend's handles by id, and wrapping operations in
+//! timing events.
+//!
+//! Ids come from this backend and the front end passes back only ids it got,
+//! so an unknown id is a bug in the crate: the lookups panic with a message
+//! that says which id.
+
+use super::pinned::Pinned;
+use super::timing::Started;
+use super::{CudaExec, Graph, drv};
+use crate::error::Result;
+use crate::exec::{EventId, GraphId, HostId, Span};
+use crate::trace::StreamId;
+use cudarc::driver::{CudaEvent, CudaFunction, CudaStream};
+use std::sync::Arc;
+
+/// The stream of `id` (`StreamId(n)` is `streams[n - 1]`).
+///
+/// # Panics
+/// When this device never returned `id`.
+pub(super) fn stream_of(streams: &[Arc<CudaStream>], id: StreamId) -> &Arc<CudaStream> {
+    (id.0 as usize)
+        .checked_sub(1)
+        .and_then(|i| streams.get(i))
+        .unwrap_or_else(|| panic!("stream {id} was not created by this CUDA device"))
+}
+
+/// The id for the next entry of a vector indexed from 0.
+pub(super) fn next_id(len: usize) -> u32 {
+    u32::try_from(len).expect("fewer than 2^32 handles of one kind")
+}
+
+impl CudaExec {
+    /// Makes the context current on this thread, as the raw `result::` and
+    /// `sys::` calls need (cudarc's safe calls do it themselves).
+    pub(super) fn bind(&self) -> Result<()> {
+        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))
+    }
+
+    /// The stream of `id`.
+    pub(super) fn stream(&self, id: StreamId) -> &Arc<CudaStream> {
+        stream_of(&self.streams, id)
+    }
+
+    /// The event of `id`.
+    pub(super) fn event(&self, id: EventId) -> &CudaEvent {
+        self.events
+            .get(id.0 as usize)
+            .unwrap_or_else(|| panic!("event {} was not created by this CUDA device", id.0))
+    }
+
+    /// The live pinned allocation of `id`.
+    pub(super) fn pinned(&self, id: HostId) -> &Pinned {
+        match self.pinned.get(id.0 as usize) {
+            Some(Some(pinned)) => pinned,
+            _ => panic!("pinned allocation {} is not live on this CUDA device", id.0),
+        }
+    }
+
+    /// The graph of `id`.
+    pub(super) fn graph(&self, id: GraphId) -> &Graph {
+        self.graphs
+            .get(id.0 as usize)
+            .unwrap_or_else(|| panic!("graph {} was not created by this CUDA device", id.0))
+    }
+
+    /// The kernel called `name`.
+    pub(super) fn kernel(&self, name: &str) -> &CudaFunction {
+        self.kernels
+            .get(name)
+            .unwrap_or_else(|| panic!("kernel `{name}` is not in the kernel library"))
+    }
+
+    /// Records the start event of a timed operation on `stream`, unless
+    /// timing is off or the stream is capturing (work in a graph is not timed).
+    pub(super) fn timer_start(&mut self, stream: StreamId) -> Result<Option<Started>> {
+        let capturing_here = self.capturing.contains(&stream);
+        let capturing_any = !self.capturing.is_empty();
+        match self.timing.as_mut() {
+            Some(timing) if !capturing_here => {
+                let s = stream_of(&self.streams, stream);
+                timing.start(s, capturing_any).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Ends a timed operation whose submission returned `submitted`: records
+    /// the end event and returns the pending span, or gives the events back
+    /// when the submission failed. Without timing, passes `submitted` on.
+    pub(super) fn timer_finish(
+        &mut self,
+        started: Option<Started>,
+        stream: StreamId,
+        submitted: Result<()>,
+    ) -> Result<Span> {
+        let (Some(started), Some(timing)) = (started, self.timing.as_mut()) else {
+            return submitted.map(|()| Span::None);
+        };
+        if let Err(e) = submitted {
+            timing.cancel(started);
+            return Err(e);
+        }
+        let s = stream_of(&self.streams, stream);
+        timing.finish(started, s).map(Span::Pending)
+    }
+}
