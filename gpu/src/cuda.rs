@@ -97,12 +97,12 @@ pub(crate) struct CudaExec {
     streams: Vec<Arc<CudaStream>>,
     /// Streams capturing a graph right now.
     capturing: Vec<StreamId>,
-    /// Events with timing enabled, by `EventId`.
-    events: Vec<CudaEvent>,
+    /// Events with timing enabled, by `EventId`; `None` once destroyed.
+    events: Vec<Option<CudaEvent>>,
     /// Pinned host allocations by `HostId`; `None` once freed.
     pinned: Vec<Option<Pinned>>,
-    /// Instantiated graphs, by `GraphId`.
-    graphs: Vec<Graph>,
+    /// Instantiated graphs, by `GraphId`; `None` once destroyed.
+    graphs: Vec<Option<Graph>>,
     /// GPU timing, when asked for at open.
     timing: Option<Timing>,
     /// The CPU clock: `now_ns` counts from here (the end of the setup).
@@ -164,7 +164,7 @@ impl Exec for CudaExec {
 
     fn create_event(&mut self) -> Result<EventId> {
         let event = timing::new_event(&self.ctx)?;
-        self.events.push(event);
+        self.events.push(Some(event));
         Ok(EventId(next_id(self.events.len() - 1)))
     }
 
@@ -308,8 +308,20 @@ impl Exec for CudaExec {
         // Asynchronous, on the capture stream: the first launch is then as
         // fast as the later ones.
         graph.upload().map_err(drv("cuGraphUpload"))?;
-        self.graphs.push(Graph { graph, stream });
+        self.graphs.push(Some(Graph { graph, stream }));
         Ok(GraphId(next_id(self.graphs.len() - 1)))
+    }
+
+    fn destroy_event(&mut self, event: EventId) {
+        if let Some(slot) = self.events.get_mut(event.0 as usize) {
+            *slot = None; // cudarc's drop runs cuEventDestroy
+        }
+    }
+
+    fn destroy_graph(&mut self, graph: GraphId) {
+        if let Some(slot) = self.graphs.get_mut(graph.0 as usize) {
+            *slot = None; // cudarc's drop destroys the exec and the graph
+        }
     }
 
     fn abort_capture(&mut self, stream: StreamId) {

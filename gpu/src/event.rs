@@ -27,6 +27,14 @@ impl std::fmt::Debug for Event {
     }
 }
 
+impl Drop for Event {
+    fn drop(&mut self) {
+        if let Ok(mut core) = self.device.shared.try_borrow_mut() {
+            core.exec.destroy_event(self.id);
+        }
+    }
+}
+
 impl Event {
     pub(crate) fn new(device: Device, id: EventId) -> Self {
         Self {

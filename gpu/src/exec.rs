@@ -140,6 +140,10 @@ pub(crate) trait Exec {
     fn abort_capture(&mut self, stream: StreamId);
     /// Launch a graph on the stream it was captured on.
     fn launch_graph(&mut self, graph: GraphId, stream: StreamId) -> Result<Span>;
+    /// Destroys an event; its id is never used again.
+    fn destroy_event(&mut self, event: EventId);
+    /// Destroys a graph; its id is never used again.
+    fn destroy_graph(&mut self, graph: GraphId);
     /// Number of nodes in a graph.
     fn graph_nodes(&self, graph: GraphId) -> usize;
 

@@ -33,6 +33,14 @@ impl std::fmt::Debug for Graph {
     }
 }
 
+impl Drop for Graph {
+    fn drop(&mut self) {
+        if let Ok(mut core) = self.stream.device().shared.try_borrow_mut() {
+            core.exec.destroy_graph(self.id);
+        }
+    }
+}
+
 impl Graph {
     pub(crate) fn new(stream: Stream, id: GraphId, nodes: usize, accesses: Vec<NodeAccess>) -> Self {
         Self {

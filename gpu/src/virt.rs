@@ -501,6 +501,14 @@ impl Exec for VirtualGpu {
         })
     }
 
+    fn destroy_event(&mut self, event: EventId) {
+        self.events[event.0 as usize] = None;
+    }
+
+    fn destroy_graph(&mut self, graph: GraphId) {
+        self.graphs[graph.0 as usize] = Vec::new();
+    }
+
     fn graph_nodes(&self, graph: GraphId) -> usize {
         self.graphs[graph.0 as usize].len()
     }

@@ -44,9 +44,10 @@ impl CudaExec {
 
     /// The event of `id`.
     pub(super) fn event(&self, id: EventId) -> &CudaEvent {
-        self.events
-            .get(id.0 as usize)
-            .unwrap_or_else(|| panic!("event {} was not created by this CUDA device", id.0))
+        match self.events.get(id.0 as usize) {
+            Some(Some(event)) => event,
+            _ => panic!("event {} is not live on this CUDA device", id.0),
+        }
     }
 
     /// The live pinned allocation of `id`.
@@ -59,9 +60,10 @@ impl CudaExec {
 
     /// The graph of `id`.
     pub(super) fn graph(&self, id: GraphId) -> &Graph {
-        self.graphs
-            .get(id.0 as usize)
-            .unwrap_or_else(|| panic!("graph {} was not created by this CUDA device", id.0))
+        match self.graphs.get(id.0 as usize) {
+            Some(Some(graph)) => graph,
+            _ => panic!("graph {} is not live on this CUDA device", id.0),
+        }
     }
 
     /// The kernel called `name`.

@@ -65,6 +65,7 @@ fn kernels_compute_what_they_document_on_the_virtual_gpu() {
 #[test]
 #[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
 fn cuda_kernels_match_their_cpu_twins_bit_for_bit() {
+    let _one_at_a_time = crate::support::gpu_lock();
     let (cuda, virt) = (open(Backend::Cuda), open(Backend::Virtual));
     for seed in 1..=3 {
         assert_eq!(run_all(&cuda, seed), run_all(&virt, seed), "seed {seed}");

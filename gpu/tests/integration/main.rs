@@ -18,6 +18,7 @@ mod trace;
 /// it opens.
 #[test]
 fn cuda_without_a_gpu_is_a_clear_error() {
+    let _one_at_a_time = support::gpu_lock();
     match (gpu::cuda_available(), gpu::Device::open(gpu::Backend::Cuda)) {
         (Ok(()), Ok(device)) => assert_eq!(device.backend(), gpu::BackendKind::Cuda),
         (Err(_), Err(gpu::GpuError::NoCudaDevice { reason })) => {

@@ -17,11 +17,20 @@ macro_rules! both {
                 #[test]
                 #[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
                 fn cuda() {
+                    let _one_at_a_time = $crate::support::gpu_lock();
                     super::$name(gpu::Backend::Cuda)
                 }
             }
         )*
     };
+}
+
+/// Serializes the tests that use the real GPU. Every device of a process
+/// shares the GPU's primary context: one test's `cuMemFree` or capture
+/// would stall or break another's gate.
+pub(crate) fn gpu_lock() -> std::sync::MutexGuard<'static, ()> {
+    static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A quiet device on `backend`.
