@@ -18,9 +18,16 @@ use std::time::Duration;
 const MS5: Duration = Duration::from_millis(5);
 
 fn main() -> Result<()> {
-    let device = Device::with_options(DeviceOptions { backend: Backend::Auto, ..Default::default() })?;
+    let device = Device::with_options(DeviceOptions {
+        backend: Backend::Auto,
+        ..Default::default()
+    })?;
     let (major, minor) = device.compute_capability();
-    println!("backend: {} ({}, compute capability {major}.{minor})\n", device.backend(), device.name());
+    println!(
+        "backend: {} ({}, compute capability {major}.{minor})\n",
+        device.backend(),
+        device.name()
+    );
     let s = device.new_stream()?;
     warm_up(&s)?;
     launch(&device, &s)?;
@@ -55,7 +62,10 @@ fn launch(device: &Device, s: &Stream) -> Result<()> {
     end.record(s)?;
     let gpu_ms = start.elapsed_ms(&end)?;
     println!("1. a launch only queues work");
-    println!("   CPU time to launch a 5 ms kernel: {:.1} us; the GPU ran it for {gpu_ms:.2} ms\n", launch_ms * 1e3);
+    println!(
+        "   CPU time to launch a 5 ms kernel: {:.1} us; the GPU ran it for {gpu_ms:.2} ms\n",
+        launch_ms * 1e3
+    );
     Ok(())
 }
 
@@ -93,7 +103,11 @@ fn staging(device: &Device, s: &Stream) -> Result<()> {
         s.spin(Duration::from_millis(50))?;
         let (_, ms) = cpu_ms(device, || s.copy_from_host(&host, &dst))?;
         s.synchronize()?;
-        let size = if bytes < 1 << 20 { format!("{} KiB", bytes >> 10) } else { format!("{} MiB", bytes >> 20) };
+        let size = if bytes < 1 << 20 {
+            format!("{} KiB", bytes >> 10)
+        } else {
+            format!("{} MiB", bytes >> 20)
+        };
         row += &format!(" {size}: {ms:.2} ms;");
     }
     let x = s.alloc_zeros::<u32>(16 << 20)?;
@@ -111,7 +125,10 @@ fn raw_free(device: &Device, s: &Stream) -> Result<()> {
     let (segment, alloc_ms) = cpu_ms(device, || device.alloc_segment(64 << 20))?;
     let (_, free_ms) = cpu_ms(device, || device.free_segment(segment))?;
     println!("4. cuMemFree waits for the device");
-    println!("   while a 5 ms kernel runs: cuMemAlloc 64 MiB {:.0} us, cuMemFree {free_ms:.2} ms\n", alloc_ms * 1e3);
+    println!(
+        "   while a 5 ms kernel runs: cuMemAlloc 64 MiB {:.0} us, cuMemFree {free_ms:.2} ms\n",
+        alloc_ms * 1e3
+    );
     Ok(())
 }
 
@@ -130,11 +147,18 @@ fn reuse(device: &Device) -> Result<()> {
         b.fill(&block, 999.0)?; // "the allocator handed the block to stream B"
         device.synchronize()?;
         let sum = a.to_vec(&out)?[0];
-        let how = if fixed { "with an event wait:   " } else { "without an event wait:" };
+        let how = if fixed {
+            "with an event wait:   "
+        } else {
+            "without an event wait:"
+        };
         println!("   {how} sum {sum} (expected 1024)");
     }
     for race in device.take_races() {
-        println!("   the race checker: {}", race.to_string().replace('\n', "\n   "));
+        println!(
+            "   the race checker: {}",
+            race.to_string().replace('\n', "\n   ")
+        );
     }
     println!();
     Ok(())
@@ -160,8 +184,16 @@ fn graphs(device: &Device, s: &Stream) -> Result<()> {
     let graph_total = device.now() - start;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!("6. a graph submits many kernels with one launch");
-    println!("   200 empty kernels, eager:  submit {:.0} us, total {:.0} us", us(eager_submit), us(eager_total));
-    println!("   captured as one graph:     launch {:.1} us, total {:.0} us\n", us(graph_submit), us(graph_total));
+    println!(
+        "   200 empty kernels, eager:  submit {:.0} us, total {:.0} us",
+        us(eager_submit),
+        us(eager_total)
+    );
+    println!(
+        "   captured as one graph:     launch {:.1} us, total {:.0} us\n",
+        us(graph_submit),
+        us(graph_total)
+    );
     Ok(())
 }
 
@@ -178,7 +210,9 @@ fn gate(device: &Device, s: &Stream) -> Result<()> {
         pageable_ms.push(cpu_ms(device, || s.copy_to_host(&x, &mut host))?.1);
     }
     let range = |v: &[f64]| {
-        let (lo, hi) = v.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         format!("{lo:.3}–{hi:.3} ms")
     };
     println!("7. the gate: behind a 20 ms kernel, 20 repetitions, time to return");

@@ -115,7 +115,8 @@ impl Calibration {
             path: path.display().to_string(),
             detail,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read it: {e}")))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| err(format!("cannot read it: {e}")))?;
         serde_json::from_str(&text).map_err(|e| err(format!("not a calibration table: {e}")))
     }
 

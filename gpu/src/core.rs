@@ -99,7 +99,11 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub(crate) fn new(exec: Box<dyn Exec>, calibration: Calibration, sync_debug: SyncDebug) -> Self {
+    pub(crate) fn new(
+        exec: Box<dyn Exec>,
+        calibration: Calibration,
+        sync_debug: SyncDebug,
+    ) -> Self {
         Self {
             info: exec.info(),
             exec,
@@ -114,7 +118,11 @@ impl Core {
     }
 
     /// The choke point: checks, runs `work` on the backend, traces the call.
-    pub(crate) fn run<R>(&mut self, op: Op, work: impl FnOnce(&mut dyn Exec) -> Result<(R, Span)>) -> Result<R> {
+    pub(crate) fn run<R>(
+        &mut self,
+        op: Op,
+        work: impl FnOnce(&mut dyn Exec) -> Result<(R, Span)>,
+    ) -> Result<R> {
         if let Some(reason) = op.blocking {
             self.refuse_in_capture(&op, "it would make the CPU wait for the GPU")?;
             self.check_sync_debug(&op, reason)?;
@@ -127,7 +135,11 @@ impl Core {
     }
 
     /// Like [`Core::run`] for calls with no GPU span.
-    pub(crate) fn call<R>(&mut self, op: Op, work: impl FnOnce(&mut dyn Exec) -> Result<R>) -> Result<R> {
+    pub(crate) fn call<R>(
+        &mut self,
+        op: Op,
+        work: impl FnOnce(&mut dyn Exec) -> Result<R>,
+    ) -> Result<R> {
         self.run(op, |exec| Ok((work(exec)?, Span::None)))
     }
 
@@ -194,7 +206,10 @@ impl Core {
         match self.sync_debug {
             SyncDebug::Off => Ok(()),
             SyncDebug::Warn => {
-                eprintln!("gpu: sync debug: `{}` at {} blocks the CPU: {reason}", op.name, op.site);
+                eprintln!(
+                    "gpu: sync debug: `{}` at {} blocks the CPU: {reason}",
+                    op.name, op.site
+                );
                 Ok(())
             }
             SyncDebug::Error => Err(GpuError::SyncDisallowed {
@@ -216,7 +231,13 @@ impl Core {
     }
 
     /// Checks that `[addr, addr + bytes)` lies inside one live allocation.
-    pub(crate) fn check_range(&self, op: &'static str, addr: u64, bytes: u64, site: CallSite) -> Result<()> {
+    pub(crate) fn check_range(
+        &self,
+        op: &'static str,
+        addr: u64,
+        bytes: u64,
+        site: CallSite,
+    ) -> Result<()> {
         let inside = self
             .allocations
             .range(..=addr)
@@ -225,12 +246,23 @@ impl Core {
         if inside {
             Ok(())
         } else {
-            Err(GpuError::InvalidView { op, addr, bytes, site })
+            Err(GpuError::InvalidView {
+                op,
+                addr,
+                bytes,
+                site,
+            })
         }
     }
 
     /// Feeds an operation on a stream to the race checker, unless it is being captured.
-    pub(crate) fn race_stream_op(&mut self, stream: StreamId, ranges: &[Range], what: &str, site: CallSite) {
+    pub(crate) fn race_stream_op(
+        &mut self,
+        stream: StreamId,
+        ranges: &[Range],
+        what: &str,
+        site: CallSite,
+    ) {
         match &mut self.capture {
             Some(c) if c.stream == stream => c.nodes.push(crate::graph::NodeAccess {
                 ranges: ranges.to_vec(),
@@ -270,7 +302,11 @@ impl Core {
 pub(crate) fn capturable(kind: OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Launch | OpKind::Memset | OpKind::CopyHostToDevice | OpKind::CopyDeviceToHost | OpKind::CopyDeviceToDevice
+        OpKind::Launch
+            | OpKind::Memset
+            | OpKind::CopyHostToDevice
+            | OpKind::CopyDeviceToHost
+            | OpKind::CopyDeviceToDevice
     )
 }
 

@@ -37,7 +37,10 @@ impl Decoder {
     #[track_caller]
     pub fn new(stream: &Stream, config: DecoderConfig) -> Result<Self> {
         let host_embedding = weights(config.seed, config.vocab * config.hidden);
-        let host_weight = weights(config.seed ^ 0x9e37_79b9_7f4a_7c15, config.hidden * config.vocab);
+        let host_weight = weights(
+            config.seed ^ 0x9e37_79b9_7f4a_7c15,
+            config.hidden * config.vocab,
+        );
         let embedding = stream.alloc_zeros(host_embedding.len())?;
         let weight = stream.alloc_zeros(host_weight.len())?;
         stream.copy_from_host(&host_embedding, &embedding)?;
@@ -73,12 +76,22 @@ impl Decoder {
     /// kernel's CPU twin: what a step on the GPU must produce.
     pub fn reference_step(&self, tokens: &[i32]) -> Vec<i32> {
         let mut mem = HostModel::new(self, tokens);
-        let view = |addr, len| RawView { addr, len, elem: ElemKind::F32 };
+        let view = |addr, len| RawView {
+            addr,
+            len,
+            elem: ElemKind::F32,
+        };
         let kernel = Kernel::DecodeStep {
-            tokens_in: RawView { elem: ElemKind::I32, ..view(HostModel::TOKENS, tokens.len()) },
+            tokens_in: RawView {
+                elem: ElemKind::I32,
+                ..view(HostModel::TOKENS, tokens.len())
+            },
             embedding: view(HostModel::EMBEDDING, self.host_embedding.len()),
             weight: view(HostModel::WEIGHT, self.host_weight.len()),
-            tokens_out: RawView { elem: ElemKind::I32, ..view(HostModel::OUT, tokens.len()) },
+            tokens_out: RawView {
+                elem: ElemKind::I32,
+                ..view(HostModel::OUT, tokens.len())
+            },
             batch: tokens.len(),
             hidden: self.config.hidden,
             vocab: self.config.vocab,

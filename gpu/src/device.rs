@@ -35,7 +35,9 @@ impl std::str::FromStr for Backend {
             "auto" => Ok(Self::Auto),
             "cuda" => Ok(Self::Cuda),
             "virtual" => Ok(Self::Virtual),
-            _ => Err(GpuError::BadBackendVariable { value: s.to_string() }),
+            _ => Err(GpuError::BadBackendVariable {
+                value: s.to_string(),
+            }),
         }
     }
 }
@@ -81,7 +83,11 @@ impl Device {
             Some(c) => c,
             None => Calibration::from_env()?,
         };
-        let backend = resolve(options.backend, std::env::var("GPU_BACKEND").ok(), crate::cuda::probe)?;
+        let backend = resolve(
+            options.backend,
+            std::env::var("GPU_BACKEND").ok(),
+            crate::cuda::probe,
+        )?;
         let exec: Box<dyn crate::exec::Exec> = match backend {
             Resolved::Cuda => Box::new(crate::cuda::open(options.gpu_timing)?),
             Resolved::Virtual => Box::new(VirtualGpu::new(calibration.clone())),
@@ -149,7 +155,9 @@ impl Device {
     pub fn new_stream(&self) -> Result<Stream> {
         let site = CallSite::caller();
         let mut core = self.core();
-        let id = core.call(Op::new(OpKind::CreateStream, "new_stream", site), |exec| exec.create_stream())?;
+        let id = core.call(Op::new(OpKind::CreateStream, "new_stream", site), |exec| {
+            exec.create_stream()
+        })?;
         core.streams.push(id);
         drop(core);
         Ok(Stream::new(self.clone(), id))
@@ -161,7 +169,9 @@ impl Device {
         let site = CallSite::caller();
         let id = self
             .core()
-            .call(Op::new(OpKind::CreateEvent, "new_event", site), |exec| exec.create_event())?;
+            .call(Op::new(OpKind::CreateEvent, "new_event", site), |exec| {
+                exec.create_event()
+            })?;
         Ok(crate::event::Event::new(self.clone(), id))
     }
 
@@ -170,7 +180,8 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
         let mut core = self.core();
-        let op = Op::new(OpKind::DeviceSynchronize, "device synchronize", site).blocking(BlockReason::DeviceSynchronize);
+        let op = Op::new(OpKind::DeviceSynchronize, "device synchronize", site)
+            .blocking(BlockReason::DeviceSynchronize);
         core.call(op, |exec| exec.sync_device())?;
         core.race.on_device_done();
         Ok(())
@@ -235,7 +246,10 @@ impl Device {
         if !addr.is_multiple_of(T::KIND.size() as u64) {
             return Err(GpuError::Length {
                 op: "view",
-                detail: format!("address {addr:#x} is not aligned to {} bytes", T::KIND.size()),
+                detail: format!(
+                    "address {addr:#x} is not aligned to {} bytes",
+                    T::KIND.size()
+                ),
                 site,
             });
         }
@@ -332,11 +346,28 @@ mod tests {
     #[test]
     fn the_environment_overrides_auto_only() {
         let env = |v: &str| Some(v.to_string());
-        assert_eq!(resolve(Backend::Auto, env("virtual"), gpu).unwrap(), Resolved::Virtual);
-        assert_eq!(resolve(Backend::Auto, env("CUDA"), no_gpu).unwrap(), Resolved::Cuda);
-        assert_eq!(resolve(Backend::Auto, env(""), gpu).unwrap(), Resolved::Cuda);
-        assert_eq!(resolve(Backend::Virtual, env("cuda"), gpu).unwrap(), Resolved::Virtual);
-        let err = resolve(Backend::Auto, env("metal"), gpu).unwrap_err().to_string();
-        assert_eq!(err, "`GPU_BACKEND=metal` is not a backend; use `cuda`, `virtual` or `auto`");
+        assert_eq!(
+            resolve(Backend::Auto, env("virtual"), gpu).unwrap(),
+            Resolved::Virtual
+        );
+        assert_eq!(
+            resolve(Backend::Auto, env("CUDA"), no_gpu).unwrap(),
+            Resolved::Cuda
+        );
+        assert_eq!(
+            resolve(Backend::Auto, env(""), gpu).unwrap(),
+            Resolved::Cuda
+        );
+        assert_eq!(
+            resolve(Backend::Virtual, env("cuda"), gpu).unwrap(),
+            Resolved::Virtual
+        );
+        let err = resolve(Backend::Auto, env("metal"), gpu)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "`GPU_BACKEND=metal` is not a backend; use `cuda`, `virtual` or `auto`"
+        );
     }
 }

@@ -84,7 +84,13 @@ impl<T> Eq for View<T> {}
 
 impl<T: Elem> std::fmt::Debug for View<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "View<{}>({:#x}, len {})", T::KIND.name(), self.addr, self.len)
+        write!(
+            f,
+            "View<{}>({:#x}, len {})",
+            T::KIND.name(),
+            self.addr,
+            self.len
+        )
     }
 }
 
@@ -128,7 +134,10 @@ impl<T: Elem> View<T> {
             "view range {range:?} is out of bounds for a view of {} elements",
             self.len
         );
-        Self::new(self.addr + (range.start * T::KIND.size()) as u64, range.end - range.start)
+        Self::new(
+            self.addr + (range.start * T::KIND.size()) as u64,
+            range.end - range.start,
+        )
     }
 
     pub(crate) fn raw(&self) -> RawView {

@@ -12,7 +12,9 @@ use crate::trace::CallSite;
 #[non_exhaustive]
 pub enum GpuError {
     /// `Backend::Cuda` was asked for where no CUDA driver or device exists.
-    #[error("no CUDA device is available: {reason}; use `Backend::Virtual` (or `GPU_BACKEND=virtual`) to run on the virtual GPU")]
+    #[error(
+        "no CUDA device is available: {reason}; use `Backend::Virtual` (or `GPU_BACKEND=virtual`) to run on the virtual GPU"
+    )]
     NoCudaDevice {
         /// Why the CUDA backend could not start.
         reason: String,
@@ -48,7 +50,9 @@ pub enum GpuError {
         site: CallSite,
     },
     /// A view points outside every live allocation (freed, or never allocated).
-    #[error("`{op}` at {site} uses device memory [{addr:#x}, +{bytes}) that is not inside a live allocation; was its buffer freed or dropped?")]
+    #[error(
+        "`{op}` at {site} uses device memory [{addr:#x}, +{bytes}) that is not inside a live allocation; was its buffer freed or dropped?"
+    )]
     InvalidView {
         /// The operation.
         op: &'static str,
@@ -60,7 +64,9 @@ pub enum GpuError {
         site: CallSite,
     },
     /// The device has no memory left for the request.
-    #[error("out of device memory: `{op}` at {site} asked for {requested} bytes with {in_use} of {capacity} in use")]
+    #[error(
+        "out of device memory: `{op}` at {site} asked for {requested} bytes with {in_use} of {capacity} in use"
+    )]
     OutOfMemory {
         /// The operation.
         op: &'static str,
@@ -75,7 +81,9 @@ pub enum GpuError {
     },
     /// A call that is illegal while a stream is being captured into a graph.
     /// The capture is invalidated, as CUDA does: `end_capture` reports it too.
-    #[error("`{op}` at {site} is not allowed while stream {stream} is capturing a graph ({why}); the capture is now invalidated")]
+    #[error(
+        "`{op}` at {site} is not allowed while stream {stream} is capturing a graph ({why}); the capture is now invalidated"
+    )]
     IllegalInCapture {
         /// The operation.
         op: &'static str,
@@ -87,7 +95,9 @@ pub enum GpuError {
         site: CallSite,
     },
     /// `end_capture` on a capture that an illegal call invalidated.
-    #[error("the capture on stream {stream} was invalidated by `{op}` at {site}; nothing was captured, begin a new capture without that call")]
+    #[error(
+        "the capture on stream {stream} was invalidated by `{op}` at {site}; nothing was captured, begin a new capture without that call"
+    )]
     CaptureInvalidated {
         /// The capturing stream.
         stream: u32,

@@ -67,8 +67,15 @@ impl Event {
         }
         let mut core = self.device.core();
         let op = Op::new(OpKind::EventRecord, "record event", site).on(stream.id());
-        if core.capture.as_ref().is_some_and(|c| c.stream == stream.id()) {
-            core.refuse_in_capture(&op, "this workbook captures one stream: record events after the capture")?;
+        if core
+            .capture
+            .as_ref()
+            .is_some_and(|c| c.stream == stream.id())
+        {
+            core.refuse_in_capture(
+                &op,
+                "this workbook captures one stream: record events after the capture",
+            )?;
         }
         let (id, sid) = (self.id, stream.id());
         core.call(op, |exec| exec.record_event(id, sid))?;
@@ -82,7 +89,8 @@ impl Event {
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
         let mut core = self.device.core();
-        let op = Op::new(OpKind::EventSynchronize, "event synchronize", site).blocking(BlockReason::EventSynchronize);
+        let op = Op::new(OpKind::EventSynchronize, "event synchronize", site)
+            .blocking(BlockReason::EventSynchronize);
         let id = self.id;
         core.call(op, |exec| exec.sync_event(id))?;
         core.race.on_event_done(id);
@@ -111,7 +119,10 @@ impl Event {
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         let site = CallSite::caller();
         if !self.device.same(&end.device) {
-            return Err(GpuError::ForeignHandle { op: "elapsed_ms", site });
+            return Err(GpuError::ForeignHandle {
+                op: "elapsed_ms",
+                site,
+            });
         }
         if !self.is_recorded() || !end.is_recorded() {
             return Err(GpuError::Event {
@@ -121,7 +132,8 @@ impl Event {
             });
         }
         let mut core = self.device.core();
-        let op = Op::new(OpKind::EventElapsed, "elapsed time", site).blocking(BlockReason::ElapsedTime);
+        let op =
+            Op::new(OpKind::EventElapsed, "elapsed time", site).blocking(BlockReason::ElapsedTime);
         let (a, b) = (self.id, end.id);
         let ms = core.call(op, |exec| exec.elapsed_ms(a, b))?;
         core.race.on_event_done(a);

@@ -50,11 +50,21 @@ pub(crate) enum Copy<'a> {
     /// From pageable host memory: the driver stages the bytes before returning.
     PageableToDevice { src: &'a [u8], dst: u64 },
     /// From pinned host memory: asynchronous, read when the copy runs.
-    PinnedToDevice { src: HostId, offset: usize, bytes: usize, dst: u64 },
+    PinnedToDevice {
+        src: HostId,
+        offset: usize,
+        bytes: usize,
+        dst: u64,
+    },
     /// Into pageable host memory: returns when the bytes are in `dst`.
     DeviceToPageable { src: u64, dst: &'a mut [u8] },
     /// Into pinned host memory: asynchronous, written when the copy runs.
-    DeviceToPinned { src: u64, dst: HostId, offset: usize, bytes: usize },
+    DeviceToPinned {
+        src: u64,
+        dst: HostId,
+        offset: usize,
+        bytes: usize,
+    },
     /// Device to device, on the stream.
     DeviceToDevice { src: u64, dst: u64, bytes: usize },
 }

@@ -29,7 +29,12 @@ pub struct Graph {
 
 impl std::fmt::Debug for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Graph({} nodes on stream {})", self.nodes, self.stream.id())
+        write!(
+            f,
+            "Graph({} nodes on stream {})",
+            self.nodes,
+            self.stream.id()
+        )
     }
 }
 
@@ -42,7 +47,21 @@ impl Drop for Graph {
 }
 
 impl Graph {
-    pub(crate) fn new(stream: Stream, id: GraphId, nodes: usize, accesses: Vec<NodeAccess>) -> Self {
+    pub(crate) fn new(
+        stream: Stream,
+        id: GraphId,
+        nodes: usize,
+        accesses: Vec<NodeAccess>,
+    ) -> Self {
+        // Only nodes that touch memory matter to the race checker on replay.
+        let accesses = accesses
+            .into_iter()
+            .filter(|node| node.ranges.iter().any(|r| r.bytes > 0))
+            .map(|node| NodeAccess {
+                what: format!("graph node: {}", node.what),
+                ..node
+            })
+            .collect();
         Self {
             stream,
             id,
@@ -80,10 +99,16 @@ impl Graph {
             });
         }
         let (id, stream) = (self.id, self.stream.id());
-        let op = Op::new(OpKind::GraphLaunch, format!("graph ({} nodes)", self.nodes), site).on(stream);
+        let op = Op::new(
+            OpKind::GraphLaunch,
+            format!("graph ({} nodes)", self.nodes),
+            site,
+        )
+        .on(stream);
         core.run(op, |exec| Ok(((), exec.launch_graph(id, stream)?)))?;
         for node in &self.accesses {
-            core.race.on_stream_op(stream, &node.ranges, &format!("graph node: {}", node.what), site);
+            core.race
+                .on_stream_op(stream, &node.ranges, &node.what, site);
         }
         Ok(())
     }

@@ -53,15 +53,33 @@ pub(crate) enum Kernel {
     /// Waits `pad_ns`, then `out[0] = sum(src)`: 256 threads, thread `t` adds
     /// `src[t], src[t + 256], …` in order, then a tree over the 256 partial
     /// sums (stride 128, 64, …, 1: `p[t] += p[t + stride]`).
-    Sum { src: RawView, out: RawView, pad_ns: u64 },
+    Sum {
+        src: RawView,
+        out: RawView,
+        pad_ns: u64,
+    },
     /// `out[r] = argmax(src[r * cols .. (r + 1) * cols])`: a scan from element
     /// 0 that moves only to a strictly greater element, so the lowest index
     /// wins ties and a NaN wins only at index 0; `cols == 0` gives `-1`.
-    ArgmaxRows { src: RawView, rows: usize, cols: usize, out: RawView },
+    ArgmaxRows {
+        src: RawView,
+        rows: usize,
+        cols: usize,
+        out: RawView,
+    },
     /// `flags[i] |= (src[i] == value) as i32`: sticky done flags.
-    FlagEq { src: RawView, value: i32, flags: RawView },
+    FlagEq {
+        src: RawView,
+        value: i32,
+        flags: RawView,
+    },
     /// `y[i] = a * x[i] + b`, rounded after the product and after the sum.
-    Affine { x: RawView, a: f32, b: f32, y: RawView },
+    Affine {
+        x: RawView,
+        a: f32,
+        b: f32,
+        y: RawView,
+    },
     /// Waits `pad_ns`, then for each row `r < batch`: `h = embedding[tokens_in[r]]`
     /// (a row of `hidden`), `logits[v] = sum_k h[k] * weight[k * vocab + v]`
     /// (added in `k` order), `tokens_out[r] = argmax(logits)` (lowest index on
@@ -147,7 +165,12 @@ impl Kernel {
     /// Multiply-adds the kernel performs (for the cost model).
     pub(crate) fn flops(&self) -> u64 {
         match *self {
-            Self::DecodeStep { batch, hidden, vocab, .. } => 2 * (batch * hidden * vocab) as u64,
+            Self::DecodeStep {
+                batch,
+                hidden,
+                vocab,
+                ..
+            } => 2 * (batch * hidden * vocab) as u64,
             _ => 0,
         }
     }

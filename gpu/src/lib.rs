@@ -99,4 +99,6 @@ pub use graph::Graph;
 pub use memory::{DeviceBuffer, PinnedBuffer, Segment};
 pub use race::{AccessRecord, Actor, RaceKind, RaceReport};
 pub use stream::Stream;
-pub use trace::{BackendKind, BlockReason, CallSite, GpuSpan, OpKind, StreamId, SvgOptions, Trace, TraceEntry};
+pub use trace::{
+    BackendKind, BlockReason, CallSite, GpuSpan, OpKind, StreamId, SvgOptions, Trace, TraceEntry,
+};

@@ -25,7 +25,11 @@ pub struct DeviceBuffer<T: Elem> {
 
 impl<T: Elem> DeviceBuffer<T> {
     pub(crate) fn new(device: Device, view: View<T>, stream: StreamId) -> Self {
-        Self { device, view, stream }
+        Self {
+            device,
+            view,
+            stream,
+        }
     }
 
     /// Number of elements.
@@ -70,8 +74,14 @@ impl<T: Elem> DeviceBuffer<T> {
         let (addr, bytes) = (self.view.addr(), self.view.bytes() as u64);
         core.remove_allocation(addr);
         core.race.on_free(addr, bytes, site);
-        let op = Op::new(OpKind::Free, "cuMemFreeAsync", site).on(self.stream).bytes(bytes);
-        if core.capture.as_ref().is_some_and(|c| c.stream == self.stream) {
+        let op = Op::new(OpKind::Free, "cuMemFreeAsync", site)
+            .on(self.stream)
+            .bytes(bytes);
+        if core
+            .capture
+            .as_ref()
+            .is_some_and(|c| c.stream == self.stream)
+        {
             let _ = core.refuse_in_capture(&op, "a buffer may not be freed on a capturing stream");
         }
         let stream = self.stream;
@@ -146,7 +156,10 @@ impl Segment {
 
     pub(crate) fn free(mut self, device: &Device, site: CallSite) -> Result<()> {
         if !self.device.same(device) {
-            return Err(GpuError::ForeignHandle { op: "free_segment", site });
+            return Err(GpuError::ForeignHandle {
+                op: "free_segment",
+                site,
+            });
         }
         let result = self.release(site);
         self.freed = true;
@@ -245,7 +258,11 @@ impl<T: Elem> PinnedBuffer<T> {
             Ok(())
         })
         .expect("a pinned read cannot fail");
-        core.race.on_cpu_access(&[self.range(self.len, false)], "a CPU read of pinned memory", site);
+        core.race.on_cpu_access(
+            &[self.range(self.len, false)],
+            "a CPU read of pinned memory",
+            site,
+        );
         bytemuck::pod_collect_to_vec(&bytes)
     }
 
@@ -256,7 +273,11 @@ impl<T: Elem> PinnedBuffer<T> {
         if data.len() > self.len {
             return Err(GpuError::Length {
                 op: "PinnedBuffer::write",
-                detail: format!("{} elements do not fit a pinned buffer of {}", data.len(), self.len),
+                detail: format!(
+                    "{} elements do not fit a pinned buffer of {}",
+                    data.len(),
+                    self.len
+                ),
                 site,
             });
         }
@@ -268,7 +289,11 @@ impl<T: Elem> PinnedBuffer<T> {
             exec.write_pinned(host, 0, bytes);
             Ok(())
         })?;
-        core.race.on_cpu_access(&[self.range(data.len(), true)], "a CPU write of pinned memory", site);
+        core.race.on_cpu_access(
+            &[self.range(data.len(), true)],
+            "a CPU write of pinned memory",
+            site,
+        );
         Ok(())
     }
 }

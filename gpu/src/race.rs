@@ -66,7 +66,11 @@ pub struct AccessRecord {
 impl fmt::Display for AccessRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verb = if self.write { "writes" } else { "reads" };
-        write!(f, "{} {verb} it in {} at {}", self.actor, self.what, self.site)
+        write!(
+            f,
+            "{} {verb} it in {} at {}",
+            self.actor, self.what, self.site
+        )
     }
 }
 
@@ -102,9 +106,17 @@ pub struct RaceReport {
 
 impl fmt::Display for RaceReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let memory = if self.host { "pinned host memory" } else { "device memory" };
+        let memory = if self.host {
+            "pinned host memory"
+        } else {
+            "device memory"
+        };
         match self.kind {
-            RaceKind::Unordered => writeln!(f, "data race on {memory} [{:#x}, +{} bytes)", self.addr, self.bytes)?,
+            RaceKind::Unordered => writeln!(
+                f,
+                "data race on {memory} [{:#x}, +{} bytes)",
+                self.addr, self.bytes
+            )?,
             RaceKind::ReuseAfterFree => writeln!(
                 f,
                 "memory reused while still in use: {memory} [{:#x}, +{} bytes)",
@@ -114,7 +126,10 @@ impl fmt::Display for RaceReport {
         writeln!(f, "  now:     {}", self.current)?;
         writeln!(f, "  earlier: {}", self.previous)?;
         if let Some(freed) = self.freed_at {
-            writeln!(f, "  freed at {freed} and handed out again before the earlier access was known to be done")?;
+            writeln!(
+                f,
+                "  freed at {freed} and handed out again before the earlier access was known to be done"
+            )?;
         }
         f.write_str("  nothing orders the two: ")?;
         f.write_str(match (self.kind, self.current.actor, self.previous.actor) {
@@ -179,13 +194,21 @@ pub(crate) const HOST_BASE: u64 = 1 << 63;
 
 impl RaceChecker {
     /// Work queued on `stream`: checks and records its accesses.
-    pub(crate) fn on_stream_op(&mut self, stream: StreamId, ranges: &[Range], what: &str, site: CallSite) {
+    pub(crate) fn on_stream_op(
+        &mut self,
+        stream: StreamId,
+        ranges: &[Range],
+        what: &str,
+        site: CallSite,
+    ) {
         let clock = self.streams.entry(stream).or_default();
         clock.join(&self.cpu);
         let actor = Actor::Stream(stream);
         let epoch = clock.tick(actor.index());
-        let clock = clock.clone();
-        self.access(actor, epoch, &clock, ranges, what, site);
+        if ranges.iter().any(|r| r.bytes > 0) {
+            let clock = clock.clone();
+            self.access(actor, epoch, &clock, ranges, what, site);
+        }
     }
 
     /// The CPU touches pinned memory: checks and records the access.
@@ -247,19 +270,30 @@ impl RaceChecker {
         std::mem::take(&mut self.reports)
     }
 
-    fn access(&mut self, actor: Actor, epoch: u64, clock: &Clock, ranges: &[Range], what: &str, site: CallSite) {
-        let record = AccessRecord {
+    fn access(
+        &mut self,
+        actor: Actor,
+        epoch: u64,
+        clock: &Clock,
+        ranges: &[Range],
+        what: &str,
+        site: CallSite,
+    ) {
+        let origin = std::rc::Rc::new(shadow::Origin {
             actor,
-            write: false,
             what: what.to_string(),
             site,
-        };
+        });
         for range in ranges.iter().filter(|r| r.bytes > 0) {
-            let current = AccessRecord { write: range.write, ..record.clone() };
-            let ordered = |prev: Actor, prev_epoch: u64| prev == actor || clock.get(prev.index()) >= prev_epoch;
-            let found = self.shadow.access(*range, actor, epoch, &current, ordered);
+            let ordered = |prev: Actor, prev_epoch: u64| {
+                prev == actor || clock.get(prev.index()) >= prev_epoch
+            };
+            let found = self.shadow.access(*range, epoch, &origin, ordered);
             for report in found {
-                if self.reported.insert((report.current.site, report.previous.site)) {
+                if self
+                    .reported
+                    .insert((report.current.site, report.previous.site))
+                {
                     self.reports.push(report);
                 }
             }
@@ -291,7 +325,9 @@ mod tests {
         let mut rc = RaceChecker::default();
         rc.on_stream_op(A, &[range(0, 100, false)], "reader", site(1));
         rc.on_stream_op(B, &[range(50, 100, true)], "writer", site(2));
-        let [report] = rc.reports() else { panic!("{:?}", rc.reports()) };
+        let [report] = rc.reports() else {
+            panic!("{:?}", rc.reports())
+        };
         assert_eq!((report.addr, report.bytes), (50, 50), "only the overlap");
         assert_eq!(report.previous.site, site(1));
         assert_eq!(report.current.site, site(2));
@@ -314,7 +350,11 @@ mod tests {
         rc.on_stream_op(B, &[range(0, 8, false)], "r", site(2));
         assert!(rc.reports().is_empty());
         rc.on_stream_op(A, &[range(0, 8, true)], "w2", site(3));
-        assert_eq!(rc.reports().len(), 1, "A's second write is not ordered after B's read");
+        assert_eq!(
+            rc.reports().len(),
+            1,
+            "A's second write is not ordered after B's read"
+        );
     }
 
     #[test]
@@ -362,8 +402,16 @@ mod tests {
         rc.on_stream_op(A, &[range(0, 64, true)], "again", site(4));
         assert_eq!(rc.reports().len(), 1);
         rc.on_stream_op(B, &[range(0, 64, false)], "B reads the new data", site(5));
-        assert_eq!(rc.reports().len(), 2, "unordered with the new owner's write");
-        assert_eq!(rc.reports()[1].kind, RaceKind::Unordered, "no longer a reuse");
+        assert_eq!(
+            rc.reports().len(),
+            2,
+            "unordered with the new owner's write"
+        );
+        assert_eq!(
+            rc.reports()[1].kind,
+            RaceKind::Unordered,
+            "no longer a reuse"
+        );
     }
 
     #[test]

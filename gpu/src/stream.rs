@@ -53,15 +53,21 @@ impl Stream {
         let site = CallSite::caller();
         let bytes = len * T::KIND.size();
         let mut core = self.device.core();
-        let op = Op::new(OpKind::Alloc, "cuMemAllocAsync", site).on(self.id).bytes(bytes as u64);
+        let op = Op::new(OpKind::Alloc, "cuMemAllocAsync", site)
+            .on(self.id)
+            .bytes(bytes as u64);
         if core.capture.is_some() {
             core.refuse_in_capture(&op, "allocate static buffers before the capture begins")?;
         }
         let stream = self.id;
         let addr = core.call(op, |exec| exec.malloc_async(stream, bytes))?;
         core.add_allocation(addr, bytes as u64, AllocKind::Buffer);
-        let zero = Op::new(OpKind::Memset, "memset 0", site).on(self.id).bytes(bytes as u64);
-        core.run(zero, |exec| Ok(((), exec.memset_zero(stream, addr, bytes)?)))?;
+        let zero = Op::new(OpKind::Memset, "memset 0", site)
+            .on(self.id)
+            .bytes(bytes as u64);
+        core.run(zero, |exec| {
+            Ok(((), exec.memset_zero(stream, addr, bytes)?))
+        })?;
         let range = Range {
             addr,
             bytes: bytes as u64,
@@ -69,7 +75,11 @@ impl Stream {
         };
         core.race_stream_op(stream, &[range], "the zeroing of a new buffer", site);
         drop(core);
-        Ok(DeviceBuffer::new(self.device.clone(), View::new(addr, len), stream))
+        Ok(DeviceBuffer::new(
+            self.device.clone(),
+            View::new(addr, len),
+            stream,
+        ))
     }
 
     /// Blocks the CPU until all work queued on this stream has finished.
@@ -125,7 +135,10 @@ impl Stream {
         let mut core = self.device.core();
         let op = Op::new(OpKind::StreamWaitEvent, "wait event", site).on(self.id);
         if core.capture.as_ref().is_some_and(|c| c.stream == self.id) {
-            core.refuse_in_capture(&op, "this workbook captures one stream: wait for events before the capture")?;
+            core.refuse_in_capture(
+                &op,
+                "this workbook captures one stream: wait for events before the capture",
+            )?;
         }
         let (stream, id) = (self.id, event.id());
         core.call(op, |exec| exec.wait_event(stream, id))?;
@@ -143,14 +156,18 @@ impl Stream {
         if let Some(capture) = &core.capture {
             return Err(GpuError::CaptureState {
                 op: "begin_capture",
-                detail: format!("stream {} is already capturing; end that capture first", capture.stream),
+                detail: format!(
+                    "stream {} is already capturing; end that capture first",
+                    capture.stream
+                ),
                 site,
             });
         }
         let stream = self.id;
-        core.call(Op::new(OpKind::BeginCapture, "begin capture", site).on(stream), |exec| {
-            exec.begin_capture(stream)
-        })?;
+        core.call(
+            Op::new(OpKind::BeginCapture, "begin capture", site).on(stream),
+            |exec| exec.begin_capture(stream),
+        )?;
         core.capture = Some(Capture {
             stream,
             invalidated: None,
@@ -171,7 +188,10 @@ impl Stream {
                 core.capture = other;
                 return Err(GpuError::CaptureState {
                     op: "end_capture",
-                    detail: format!("stream {} is not capturing; call `begin_capture` first", self.id),
+                    detail: format!(
+                        "stream {} is not capturing; call `begin_capture` first",
+                        self.id
+                    ),
                     site,
                 });
             }
@@ -193,7 +213,11 @@ impl Stream {
 
     /// Whether this stream is capturing a graph now.
     pub fn is_capturing(&self) -> bool {
-        self.device.core().capture.as_ref().is_some_and(|c| c.stream == self.id)
+        self.device
+            .core()
+            .capture
+            .as_ref()
+            .is_some_and(|c| c.stream == self.id)
     }
 
     fn same_device(&self, other: &Device, op: &'static str, site: CallSite) -> Result<()> {
@@ -216,7 +240,10 @@ impl Stream {
         let mut core = self.device.core();
         core.check_not_invalidated(self.id)?;
         let site = op.site;
-        for r in ranges.iter().filter(|r| r.addr < crate::race::HOST_BASE && r.bytes > 0) {
+        for r in ranges
+            .iter()
+            .filter(|r| r.addr < crate::race::HOST_BASE && r.bytes > 0)
+        {
             core.check_range(crate::core::static_name(op.kind), r.addr, r.bytes, site)?;
         }
         core.run(op, |exec| Ok(((), work(exec)?)))?;

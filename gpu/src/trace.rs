@@ -197,14 +197,28 @@ impl BlockReason {
     /// One sentence on what the CPU waits for.
     pub fn explain(self) -> &'static str {
         match self {
-            Self::StreamSynchronize => "the CPU waits until every operation queued on the stream has finished",
-            Self::EventSynchronize => "the CPU waits until the work recorded before the event has finished",
+            Self::StreamSynchronize => {
+                "the CPU waits until every operation queued on the stream has finished"
+            }
+            Self::EventSynchronize => {
+                "the CPU waits until the work recorded before the event has finished"
+            }
             Self::DeviceSynchronize => "the CPU waits until every stream of the device is idle",
-            Self::ElapsedTime => "reading the time between two events waits for both events to complete",
-            Self::PageableDeviceToHost => "a copy into pageable host memory returns only after the stream reaches it and the data has arrived",
-            Self::PageableHostToDevice => "a copy from pageable host memory must be staged by the driver; a large one waits for the stream",
-            Self::SegmentFree => "cuMemFree waits for all work on the device before releasing the memory",
-            Self::PinnedFree => "cuMemFreeHost waits for all work on the device before releasing the memory",
+            Self::ElapsedTime => {
+                "reading the time between two events waits for both events to complete"
+            }
+            Self::PageableDeviceToHost => {
+                "a copy into pageable host memory returns only after the stream reaches it and the data has arrived"
+            }
+            Self::PageableHostToDevice => {
+                "a copy from pageable host memory must be staged by the driver; a large one waits for the stream"
+            }
+            Self::SegmentFree => {
+                "cuMemFree waits for all work on the device before releasing the memory"
+            }
+            Self::PinnedFree => {
+                "cuMemFreeHost waits for all work on the device before releasing the memory"
+            }
         }
     }
 }

@@ -48,14 +48,38 @@ enum Engine {
 #[derive(Clone, Debug)]
 enum Effect {
     Kernel(Kernel),
-    Memset { addr: u64, bytes: usize },
+    Memset {
+        addr: u64,
+        bytes: usize,
+    },
     /// Staged bytes from pageable memory land on the device.
-    Write { dst: u64, data: Vec<u8> },
-    PinnedToDevice { src: HostId, offset: usize, bytes: usize, dst: u64 },
-    DeviceToPinned { src: u64, dst: HostId, offset: usize, bytes: usize },
-    DeviceToDevice { src: u64, dst: u64, bytes: usize },
+    Write {
+        dst: u64,
+        data: Vec<u8>,
+    },
+    PinnedToDevice {
+        src: HostId,
+        offset: usize,
+        bytes: usize,
+        dst: u64,
+    },
+    DeviceToPinned {
+        src: u64,
+        dst: HostId,
+        offset: usize,
+        bytes: usize,
+    },
+    DeviceToDevice {
+        src: u64,
+        dst: u64,
+        bytes: usize,
+    },
     /// Bytes for a pageable destination, kept until the CPU collects them.
-    DeviceToPageable { src: u64, bytes: usize, slot: u64 },
+    DeviceToPageable {
+        src: u64,
+        bytes: usize,
+        slot: u64,
+    },
 }
 
 /// An operation recorded into a graph.
@@ -139,7 +163,10 @@ impl VirtualGpu {
                 break;
             }
             self.pending.pop();
-            let effect = self.effects.remove(&seq).expect("every pending op has an effect");
+            let effect = self
+                .effects
+                .remove(&seq)
+                .expect("every pending op has an effect");
             self.apply(effect);
         }
     }
@@ -149,11 +176,21 @@ impl VirtualGpu {
             Effect::Kernel(kernel) => cpu::run(&kernel, &mut self.mem),
             Effect::Memset { addr, bytes } => self.mem.write_device(addr, &vec![0; bytes]),
             Effect::Write { dst, data } => self.mem.write_device(dst, &data),
-            Effect::PinnedToDevice { src, offset, bytes, dst } => {
+            Effect::PinnedToDevice {
+                src,
+                offset,
+                bytes,
+                dst,
+            } => {
                 let data = self.mem.read_pinned(src, offset, bytes);
                 self.mem.write_device(dst, &data);
             }
-            Effect::DeviceToPinned { src, dst, offset, bytes } => {
+            Effect::DeviceToPinned {
+                src,
+                dst,
+                offset,
+                bytes,
+            } => {
                 let data = self.mem.read_device(src, bytes);
                 self.mem.write_pinned(dst, offset, &data);
             }
@@ -174,7 +211,13 @@ impl VirtualGpu {
 
     /// Queue an operation on a stream: it starts when the CPU has submitted
     /// it, the stream is ready and the engine is free.
-    fn schedule(&mut self, stream: StreamId, engine: Engine, duration: u64, effect: Effect) -> GpuSpan {
+    fn schedule(
+        &mut self,
+        stream: StreamId,
+        engine: Engine,
+        duration: u64,
+        effect: Effect,
+    ) -> GpuSpan {
         let engine_free = match engine {
             Engine::Compute => 0,
             Engine::HostToDevice => self.h2d_free,
@@ -192,7 +235,10 @@ impl VirtualGpu {
         self.next_seq += 1;
         self.pending.push(Reverse((end, seq)));
         self.effects.insert(seq, effect);
-        GpuSpan { start_ns: start, end_ns: end }
+        GpuSpan {
+            start_ns: start,
+            end_ns: end,
+        }
     }
 
     fn kernel_ns(&self, kernel: &Kernel, min: u64) -> u64 {
@@ -216,15 +262,23 @@ impl VirtualGpu {
     fn run_node(&mut self, stream: StreamId, node: Node, in_graph: bool) -> GpuSpan {
         let duration = match (&node.effect, node.engine) {
             (Effect::Kernel(kernel), _) => {
-                let min = if in_graph { self.cal.graph_node_ns } else { self.cal.kernel_min_ns };
+                let min = if in_graph {
+                    self.cal.graph_node_ns
+                } else {
+                    self.cal.kernel_min_ns
+                };
                 self.kernel_ns(kernel, min)
             }
             (Effect::Memset { bytes, .. }, _) => {
                 let work = (*bytes as f64 / self.cal.hbm_bytes_per_ns) as u64;
                 work.max(self.cal.kernel_min_ns)
             }
-            (_, Engine::HostToDevice) => Self::copy_ns(node.copy_bytes, self.cal.pinned_h2d_bytes_per_ns),
-            (_, Engine::DeviceToHost) => Self::copy_ns(node.copy_bytes, self.cal.pinned_d2h_bytes_per_ns),
+            (_, Engine::HostToDevice) => {
+                Self::copy_ns(node.copy_bytes, self.cal.pinned_h2d_bytes_per_ns)
+            }
+            (_, Engine::DeviceToHost) => {
+                Self::copy_ns(node.copy_bytes, self.cal.pinned_d2h_bytes_per_ns)
+            }
             (_, Engine::Compute) => Self::copy_ns(node.copy_bytes, self.cal.d2d_bytes_per_ns),
         };
         self.schedule(stream, node.engine, duration, node.effect)
@@ -246,7 +300,10 @@ impl VirtualGpu {
         let staged = bytes.min(self.cal.staging_bytes as usize);
         self.spend((staged as f64 / self.cal.staging_bytes_per_ns) as u64);
         let duration = Self::copy_ns(bytes, self.cal.pageable_h2d_bytes_per_ns);
-        let effect = Effect::Write { dst, data: src.to_vec() };
+        let effect = Effect::Write {
+            dst,
+            data: src.to_vec(),
+        };
         let span = self.schedule(stream, Engine::HostToDevice, duration, effect);
         self.staging_free = span.end_ns;
         if bytes > staged {
@@ -262,7 +319,11 @@ impl VirtualGpu {
         self.spend(self.cal.copy_submit_ns);
         let slot = self.next_seq;
         let duration = Self::copy_ns(dst.len(), self.cal.pageable_d2h_bytes_per_ns);
-        let effect = Effect::DeviceToPageable { src, bytes: dst.len(), slot };
+        let effect = Effect::DeviceToPageable {
+            src,
+            bytes: dst.len(),
+            slot,
+        };
         let span = self.schedule(stream, Engine::DeviceToHost, duration, effect);
         self.wait_until(span.end_ns);
         let data = self.pageable.remove(&slot).expect("the copy has ended");
@@ -341,7 +402,11 @@ impl Exec for VirtualGpu {
     }
 
     fn memset_zero(&mut self, stream: StreamId, addr: u64, bytes: usize) -> Result<Span> {
-        let node = Node { engine: Engine::Compute, effect: Effect::Memset { addr, bytes }, copy_bytes: 0 };
+        let node = Node {
+            engine: Engine::Compute,
+            effect: Effect::Memset { addr, bytes },
+            copy_bytes: 0,
+        };
         Ok(self.submit_node(stream, node, self.cal.api_call_ns))
     }
 
@@ -388,24 +453,60 @@ impl Exec for VirtualGpu {
     }
 
     fn launch(&mut self, stream: StreamId, kernel: &Kernel) -> Result<Span> {
-        let node = Node { engine: Engine::Compute, effect: Effect::Kernel(kernel.clone()), copy_bytes: 0 };
+        let node = Node {
+            engine: Engine::Compute,
+            effect: Effect::Kernel(kernel.clone()),
+            copy_bytes: 0,
+        };
         Ok(self.submit_node(stream, node, self.cal.launch_ns))
     }
 
     fn copy(&mut self, stream: StreamId, copy: Copy<'_>) -> Result<Span> {
         let bytes = copy.bytes();
         let (engine, effect) = match copy {
-            Copy::PageableToDevice { src, dst } => return Ok(self.copy_pageable_to_device(stream, src, dst)),
-            Copy::DeviceToPageable { src, dst } => return Ok(self.copy_device_to_pageable(stream, src, dst)),
-            Copy::PinnedToDevice { src, offset, bytes, dst } => {
-                (Engine::HostToDevice, Effect::PinnedToDevice { src, offset, bytes, dst })
+            Copy::PageableToDevice { src, dst } => {
+                return Ok(self.copy_pageable_to_device(stream, src, dst));
             }
-            Copy::DeviceToPinned { src, dst, offset, bytes } => {
-                (Engine::DeviceToHost, Effect::DeviceToPinned { src, dst, offset, bytes })
+            Copy::DeviceToPageable { src, dst } => {
+                return Ok(self.copy_device_to_pageable(stream, src, dst));
             }
-            Copy::DeviceToDevice { src, dst, bytes } => (Engine::Compute, Effect::DeviceToDevice { src, dst, bytes }),
+            Copy::PinnedToDevice {
+                src,
+                offset,
+                bytes,
+                dst,
+            } => (
+                Engine::HostToDevice,
+                Effect::PinnedToDevice {
+                    src,
+                    offset,
+                    bytes,
+                    dst,
+                },
+            ),
+            Copy::DeviceToPinned {
+                src,
+                dst,
+                offset,
+                bytes,
+            } => (
+                Engine::DeviceToHost,
+                Effect::DeviceToPinned {
+                    src,
+                    dst,
+                    offset,
+                    bytes,
+                },
+            ),
+            Copy::DeviceToDevice { src, dst, bytes } => {
+                (Engine::Compute, Effect::DeviceToDevice { src, dst, bytes })
+            }
         };
-        let node = Node { engine, effect, copy_bytes: bytes };
+        let node = Node {
+            engine,
+            effect,
+            copy_bytes: bytes,
+        };
         Ok(self.submit_node(stream, node, self.cal.copy_submit_ns))
     }
 
@@ -458,7 +559,8 @@ impl Exec for VirtualGpu {
 
     fn elapsed_ms(&mut self, start: EventId, end: EventId) -> Result<f32> {
         self.spend(self.cal.api_call_ns);
-        let (Some(t0), Some(t1)) = (self.events[start.0 as usize], self.events[end.0 as usize]) else {
+        let (Some(t0), Some(t1)) = (self.events[start.0 as usize], self.events[end.0 as usize])
+        else {
             return Err(GpuError::Driver {
                 call: "cuEventElapsedTime",
                 message: "CUDA_ERROR_INVALID_HANDLE: an event was never recorded".into(),
@@ -496,7 +598,10 @@ impl Exec for VirtualGpu {
             last = Some(span);
         }
         Ok(match (first, last) {
-            (Some(a), Some(b)) => Span::Known(GpuSpan { start_ns: a.start_ns, end_ns: b.end_ns }),
+            (Some(a), Some(b)) => Span::Known(GpuSpan {
+                start_ns: a.start_ns,
+                end_ns: b.end_ns,
+            }),
             _ => Span::None,
         })
     }

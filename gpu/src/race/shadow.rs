@@ -5,12 +5,35 @@ use crate::trace::CallSite;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+/// Who made an access, and where: shared by the ranges of one operation.
+#[derive(Debug)]
+pub(super) struct Origin {
+    pub(super) actor: Actor,
+    pub(super) what: String,
+    pub(super) site: CallSite,
+}
+
 /// An access remembered in shadow memory.
 #[derive(Clone, Debug)]
 struct Past {
-    actor: Actor,
     epoch: u64,
-    record: Rc<AccessRecord>,
+    write: bool,
+    origin: Rc<Origin>,
+}
+
+impl Past {
+    fn actor(&self) -> Actor {
+        self.origin.actor
+    }
+
+    fn record(&self) -> AccessRecord {
+        AccessRecord {
+            actor: self.origin.actor,
+            write: self.write,
+            what: self.origin.what.clone(),
+            site: self.origin.site,
+        }
+    }
 }
 
 /// The history of one byte range `[start, end)`.
@@ -36,9 +59,8 @@ impl Shadow {
     pub(super) fn access(
         &mut self,
         range: Range,
-        actor: Actor,
         epoch: u64,
-        current: &AccessRecord,
+        origin: &Rc<Origin>,
         ordered: impl Fn(Actor, u64) -> bool,
     ) -> Vec<RaceReport> {
         let (start, end) = (range.addr, range.addr + range.bytes);
@@ -46,14 +68,16 @@ impl Shadow {
         self.split(end);
         self.fill_gaps(start, end);
         let now = Past {
-            actor,
             epoch,
-            record: Rc::new(current.clone()),
+            write: range.write,
+            origin: Rc::clone(origin),
         };
         let mut found: Vec<RaceReport> = Vec::new();
         for (&cell_start, cell) in self.cells.range_mut(start..end) {
             if let Some(report) = conflict(cell_start, cell, &now, range.write, &ordered)
-                && !found.iter().any(|r| r.previous.site == report.previous.site)
+                && !found
+                    .iter()
+                    .any(|r| r.previous.site == report.previous.site)
             {
                 found.push(report);
             }
@@ -78,7 +102,10 @@ impl Shadow {
             return;
         };
         if cell.end > at {
-            let upper = Cell { end: cell.end, ..cell.clone() };
+            let upper = Cell {
+                end: cell.end,
+                ..cell.clone()
+            };
             cell.end = at;
             self.cells.insert(at, upper);
         }
@@ -87,7 +114,11 @@ impl Shadow {
     /// Adds empty cells where `[start, end)` has none.
     fn fill_gaps(&mut self, start: u64, end: u64) {
         let mut at = start;
-        let covered: Vec<(u64, u64)> = self.cells.range(start..end).map(|(&s, c)| (s, c.end)).collect();
+        let covered: Vec<(u64, u64)> = self
+            .cells
+            .range(start..end)
+            .map(|(&s, c)| (s, c.end))
+            .collect();
         let mut gaps = Vec::new();
         for (s, e) in covered {
             if s > at {
@@ -125,14 +156,18 @@ fn conflict(
     let earlier = reads
         .iter()
         .chain(cell.write.iter())
-        .find(|past| !ordered(past.actor, past.epoch))?;
+        .find(|past| !ordered(past.actor(), past.epoch))?;
     Some(RaceReport {
-        kind: if cell.freed.is_some() { RaceKind::ReuseAfterFree } else { RaceKind::Unordered },
+        kind: if cell.freed.is_some() {
+            RaceKind::ReuseAfterFree
+        } else {
+            RaceKind::Unordered
+        },
         addr: start,
         bytes: cell.end - start,
         host: start >= HOST_BASE,
-        current: (*now.record).clone(),
-        previous: (*earlier.record).clone(),
+        current: now.record(),
+        previous: earlier.record(),
         freed_at: cell.freed,
     })
 }
@@ -143,7 +178,7 @@ fn record(cell: &mut Cell, now: &Past, write: bool) {
         cell.write = Some(now.clone());
         cell.reads.clear();
         cell.freed = None;
-    } else if let Some(read) = cell.reads.iter_mut().find(|r| r.actor == now.actor) {
+    } else if let Some(read) = cell.reads.iter_mut().find(|r| r.actor() == now.actor()) {
         *read = now.clone();
     } else {
         cell.reads.push(now.clone());

@@ -47,9 +47,20 @@ impl Stream {
             .bytes(bytes.len() as u64)
             .blocking(BlockReason::PageableHostToDevice);
         let stream = self.id;
-        self.enqueue(op, &[device_range(dst, true)], "a copy from pageable memory", |exec| {
-            exec.copy(stream, Copy::PageableToDevice { src: bytes, dst: dst.addr() })
-        })
+        self.enqueue(
+            op,
+            &[device_range(dst, true)],
+            "a copy from pageable memory",
+            |exec| {
+                exec.copy(
+                    stream,
+                    Copy::PageableToDevice {
+                        src: bytes,
+                        dst: dst.addr(),
+                    },
+                )
+            },
+        )
     }
 
     /// Copies device memory into pageable host memory (`dst`).
@@ -67,9 +78,20 @@ impl Stream {
             .blocking(BlockReason::PageableDeviceToHost);
         let stream = self.id;
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(dst);
-        self.enqueue(op, &[device_range(src, false)], "a copy to pageable memory", |exec| {
-            exec.copy(stream, Copy::DeviceToPageable { src: src.addr(), dst: bytes })
-        })?;
+        self.enqueue(
+            op,
+            &[device_range(src, false)],
+            "a copy to pageable memory",
+            |exec| {
+                exec.copy(
+                    stream,
+                    Copy::DeviceToPageable {
+                        src: src.addr(),
+                        dst: bytes,
+                    },
+                )
+            },
+        )?;
         self.device.core().race.on_stream_done(stream);
         Ok(())
     }
@@ -87,7 +109,11 @@ impl Stream {
     /// Asynchronous: `src` is read when the copy runs, so don't overwrite it
     /// until the copy is known to be done.
     #[track_caller]
-    pub fn copy_from_pinned<T: Elem>(&self, src: &PinnedBuffer<T>, dst: impl AsView<T>) -> Result<()> {
+    pub fn copy_from_pinned<T: Elem>(
+        &self,
+        src: &PinnedBuffer<T>,
+        dst: impl AsView<T>,
+    ) -> Result<()> {
         let site = CallSite::caller();
         let dst = dst.view();
         self.check_pinned(src, dst.len(), "copy_from_pinned", site)?;
@@ -97,7 +123,12 @@ impl Stream {
         let (stream, host) = (self.id, src.host());
         let ranges = [src.range(dst.len(), false), device_range(dst, true)];
         self.enqueue(op, &ranges, "a copy from pinned memory", |exec| {
-            let copy = Copy::PinnedToDevice { src: host, offset: 0, bytes: dst.bytes(), dst: dst.addr() };
+            let copy = Copy::PinnedToDevice {
+                src: host,
+                offset: 0,
+                bytes: dst.bytes(),
+                dst: dst.addr(),
+            };
             exec.copy(stream, copy)
         })
     }
@@ -106,7 +137,11 @@ impl Stream {
     /// `dst`. Asynchronous: the data is there once the copy is known to be
     /// done (an event recorded after it has completed).
     #[track_caller]
-    pub fn copy_to_pinned<T: Elem>(&self, src: impl AsView<T>, dst: &PinnedBuffer<T>) -> Result<()> {
+    pub fn copy_to_pinned<T: Elem>(
+        &self,
+        src: impl AsView<T>,
+        dst: &PinnedBuffer<T>,
+    ) -> Result<()> {
         let site = CallSite::caller();
         let src = src.view();
         self.check_pinned(dst, src.len(), "copy_to_pinned", site)?;
@@ -116,7 +151,12 @@ impl Stream {
         let (stream, host) = (self.id, dst.host());
         let ranges = [device_range(src, false), dst.range(src.len(), true)];
         self.enqueue(op, &ranges, "a copy into pinned memory", |exec| {
-            let copy = Copy::DeviceToPinned { src: src.addr(), dst: host, offset: 0, bytes: src.bytes() };
+            let copy = Copy::DeviceToPinned {
+                src: src.addr(),
+                dst: host,
+                offset: 0,
+                bytes: src.bytes(),
+            };
             exec.copy(stream, copy)
         })
     }
@@ -133,18 +173,34 @@ impl Stream {
         let stream = self.id;
         let ranges = [device_range(src, false), device_range(dst, true)];
         self.enqueue(op, &ranges, "a device-to-device copy", |exec| {
-            exec.copy(stream, Copy::DeviceToDevice { src: src.addr(), dst: dst.addr(), bytes: src.bytes() })
+            exec.copy(
+                stream,
+                Copy::DeviceToDevice {
+                    src: src.addr(),
+                    dst: dst.addr(),
+                    bytes: src.bytes(),
+                },
+            )
         })
     }
 
-    fn check_pinned<T: Elem>(&self, pinned: &PinnedBuffer<T>, len: usize, op: &'static str, site: CallSite) -> Result<()> {
+    fn check_pinned<T: Elem>(
+        &self,
+        pinned: &PinnedBuffer<T>,
+        len: usize,
+        op: &'static str,
+        site: CallSite,
+    ) -> Result<()> {
         if !self.device.same(pinned.device()) {
             return Err(GpuError::ForeignHandle { op, site });
         }
         if len > pinned.len() {
             return Err(GpuError::Length {
                 op,
-                detail: format!("{len} elements do not fit the pinned buffer of {}", pinned.len()),
+                detail: format!(
+                    "{len} elements do not fit the pinned buffer of {}",
+                    pinned.len()
+                ),
                 site,
             });
         }

@@ -10,8 +10,21 @@ use crate::race::Range;
 use crate::trace::{CallSite, OpKind};
 use std::time::Duration;
 
-fn check(ok: bool, op: &'static str, site: CallSite, detail: impl FnOnce() -> String) -> Result<()> {
-    if ok { Ok(()) } else { Err(GpuError::Length { op, detail: detail(), site }) }
+fn check(
+    ok: bool,
+    op: &'static str,
+    site: CallSite,
+    detail: impl FnOnce() -> String,
+) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(GpuError::Length {
+            op,
+            detail: detail(),
+            site,
+        })
+    }
 }
 
 impl Stream {
@@ -21,25 +34,44 @@ impl Stream {
         let ranges: Vec<Range> = kernel
             .accesses()
             .iter()
-            .map(|a| Range { addr: a.view.addr, bytes: a.view.bytes(), write: a.write })
+            .map(|a| Range {
+                addr: a.view.addr,
+                bytes: a.view.bytes(),
+                write: a.write,
+            })
             .collect();
-        let op = Op::new(OpKind::Launch, name, site).on(self.id).bytes(kernel.bytes_touched());
+        let op = Op::new(OpKind::Launch, name, site)
+            .on(self.id)
+            .bytes(kernel.bytes_touched());
         let stream = self.id;
-        self.enqueue(op, &ranges, &format!("kernel `{name}`"), |exec| exec.launch(stream, &kernel))
+        self.enqueue(op, &ranges, &format!("kernel `{name}`"), |exec| {
+            exec.launch(stream, &kernel)
+        })
     }
 
     /// A kernel that busy-waits on the GPU for `duration` (`%globaltimer`).
     /// Queue one ahead of other work to make the GPU busy: a "gate".
     #[track_caller]
     pub fn spin(&self, duration: Duration) -> Result<()> {
-        self.launch(Kernel::Spin { ns: duration.as_nanos() as u64 }, CallSite::caller())
+        self.launch(
+            Kernel::Spin {
+                ns: duration.as_nanos() as u64,
+            },
+            CallSite::caller(),
+        )
     }
 
     /// Sets every element of `dst` to `value`.
     #[track_caller]
     pub fn fill<T: Elem>(&self, dst: impl AsView<T>, value: T) -> Result<()> {
         let dst = dst.view();
-        self.launch(Kernel::Fill { dst: dst.raw(), value: Scalar::of(value) }, CallSite::caller())
+        self.launch(
+            Kernel::Fill {
+                dst: dst.raw(),
+                value: Scalar::of(value),
+            },
+            CallSite::caller(),
+        )
     }
 
     /// `out[0] = sum(src)`, in a fixed order (the same on both backends).
@@ -51,38 +83,90 @@ impl Stream {
     /// A slow reader: waits `delay` on the GPU, then `out[0] = sum(src)`.
     /// It reads `src` at the end, so it sees any write that lands meanwhile.
     #[track_caller]
-    pub fn sum_after(&self, delay: Duration, src: impl AsView<f32>, out: impl AsView<f32>) -> Result<()> {
+    pub fn sum_after(
+        &self,
+        delay: Duration,
+        src: impl AsView<f32>,
+        out: impl AsView<f32>,
+    ) -> Result<()> {
         self.sum_inner(delay, src.view(), out.view(), CallSite::caller())
     }
 
-    fn sum_inner(&self, delay: Duration, src: View<f32>, out: View<f32>, site: CallSite) -> Result<()> {
-        check(!out.is_empty(), "sum", site, || "`out` needs at least one element".into())?;
-        let kernel = Kernel::Sum { src: src.raw(), out: out.raw(), pad_ns: delay.as_nanos() as u64 };
+    fn sum_inner(
+        &self,
+        delay: Duration,
+        src: View<f32>,
+        out: View<f32>,
+        site: CallSite,
+    ) -> Result<()> {
+        check(!out.is_empty(), "sum", site, || {
+            "`out` needs at least one element".into()
+        })?;
+        let kernel = Kernel::Sum {
+            src: src.raw(),
+            out: out.raw(),
+            pad_ns: delay.as_nanos() as u64,
+        };
         self.launch(kernel, site)
     }
 
     /// `out[r]` = index of the largest element of row `r` of `src`
     /// (`rows × cols`, row-major); the lowest index wins ties.
     #[track_caller]
-    pub fn argmax_rows(&self, src: impl AsView<f32>, rows: usize, cols: usize, out: impl AsView<i32>) -> Result<()> {
+    pub fn argmax_rows(
+        &self,
+        src: impl AsView<f32>,
+        rows: usize,
+        cols: usize,
+        out: impl AsView<i32>,
+    ) -> Result<()> {
         let site = CallSite::caller();
         let (src, out) = (src.view(), out.view());
         check(src.len() == rows * cols, "argmax_rows", site, || {
-            format!("`src` has {} elements, not rows × cols = {rows} × {cols}", src.len())
+            format!(
+                "`src` has {} elements, not rows × cols = {rows} × {cols}",
+                src.len()
+            )
         })?;
-        check(out.len() >= rows, "argmax_rows", site, || format!("`out` has {} elements for {rows} rows", out.len()))?;
-        self.launch(Kernel::ArgmaxRows { src: src.raw(), rows, cols, out: out.raw() }, site)
+        check(out.len() >= rows, "argmax_rows", site, || {
+            format!("`out` has {} elements for {rows} rows", out.len())
+        })?;
+        self.launch(
+            Kernel::ArgmaxRows {
+                src: src.raw(),
+                rows,
+                cols,
+                out: out.raw(),
+            },
+            site,
+        )
     }
 
     /// `flags[i] |= (src[i] == value)`: sticky done flags, computed on the GPU.
     #[track_caller]
-    pub fn flag_eq(&self, src: impl AsView<i32>, value: i32, flags: impl AsView<i32>) -> Result<()> {
+    pub fn flag_eq(
+        &self,
+        src: impl AsView<i32>,
+        value: i32,
+        flags: impl AsView<i32>,
+    ) -> Result<()> {
         let site = CallSite::caller();
         let (src, flags) = (src.view(), flags.view());
         check(src.len() == flags.len(), "flag_eq", site, || {
-            format!("`src` has {} elements and `flags` {}", src.len(), flags.len())
+            format!(
+                "`src` has {} elements and `flags` {}",
+                src.len(),
+                flags.len()
+            )
         })?;
-        self.launch(Kernel::FlagEq { src: src.raw(), value, flags: flags.raw() }, site)
+        self.launch(
+            Kernel::FlagEq {
+                src: src.raw(),
+                value,
+                flags: flags.raw(),
+            },
+            site,
+        )
     }
 
     /// `y[i] = a * x[i] + b`: a tiny layer.
@@ -90,20 +174,44 @@ impl Stream {
     pub fn affine(&self, x: impl AsView<f32>, a: f32, b: f32, y: impl AsView<f32>) -> Result<()> {
         let site = CallSite::caller();
         let (x, y) = (x.view(), y.view());
-        check(x.len() == y.len(), "affine", site, || format!("`x` has {} elements and `y` {}", x.len(), y.len()))?;
-        self.launch(Kernel::Affine { x: x.raw(), a, b, y: y.raw() }, site)
+        check(x.len() == y.len(), "affine", site, || {
+            format!("`x` has {} elements and `y` {}", x.len(), y.len())
+        })?;
+        self.launch(
+            Kernel::Affine {
+                x: x.raw(),
+                a,
+                b,
+                y: y.raw(),
+            },
+            site,
+        )
     }
 
     /// One decoder step for a batch: for each request, the embedding of its
     /// last token, a matmul, and the argmax: the next token. Takes the
     /// decoder's step time on the GPU.
     #[track_caller]
-    pub fn decode_step(&self, decoder: &Decoder, tokens_in: impl AsView<i32>, tokens_out: impl AsView<i32>) -> Result<()> {
+    pub fn decode_step(
+        &self,
+        decoder: &Decoder,
+        tokens_in: impl AsView<i32>,
+        tokens_out: impl AsView<i32>,
+    ) -> Result<()> {
         let site = CallSite::caller();
         let (tokens_in, tokens_out) = (tokens_in.view(), tokens_out.view());
-        check(tokens_in.len() == tokens_out.len(), "decode_step", site, || {
-            format!("`tokens_in` has {} elements and `tokens_out` {}", tokens_in.len(), tokens_out.len())
-        })?;
+        check(
+            tokens_in.len() == tokens_out.len(),
+            "decode_step",
+            site,
+            || {
+                format!(
+                    "`tokens_in` has {} elements and `tokens_out` {}",
+                    tokens_in.len(),
+                    tokens_out.len()
+                )
+            },
+        )?;
         self.launch(decoder.kernel(tokens_in.raw(), tokens_out.raw()), site)
     }
 }

@@ -48,7 +48,10 @@ impl Memory {
             .next_back()
             .unwrap_or_else(|| panic!("virtual gpu: no allocation holds {addr:#x}"));
         let offset = (addr - base) as usize;
-        assert!(offset + bytes <= data.len(), "virtual gpu: [{addr:#x}, +{bytes}) overruns its allocation");
+        assert!(
+            offset + bytes <= data.len(),
+            "virtual gpu: [{addr:#x}, +{bytes}) overruns its allocation"
+        );
         (base, offset)
     }
 

@@ -53,7 +53,13 @@ impl Pool {
     /// A block for `bytes` on `stream` at CPU time `now`: a cached block of the
     /// same size that `stream` may reuse (lowest address first), else fresh
     /// memory if `fits`. Returns the address and whether it is fresh.
-    pub(super) fn alloc(&mut self, bytes: usize, stream: StreamId, now: u64, fits: bool) -> Option<(u64, bool)> {
+    pub(super) fn alloc(
+        &mut self,
+        bytes: usize,
+        stream: StreamId,
+        now: u64,
+        fits: bool,
+    ) -> Option<(u64, bool)> {
         let bytes = Self::rounded(bytes);
         let reusable = self
             .free
@@ -79,7 +85,12 @@ impl Pool {
     /// Returns the block at `addr`, freed on `stream`, complete at `done`.
     pub(super) fn free(&mut self, addr: u64, stream: StreamId, done: u64) {
         if let Some(bytes) = self.live.remove(&addr) {
-            self.free.push(FreeBlock { addr, bytes, stream, done });
+            self.free.push(FreeBlock {
+                addr,
+                bytes,
+                stream,
+                done,
+            });
         }
     }
 }
@@ -104,8 +115,16 @@ mod tests {
         let (a, fresh) = pool.alloc(4096, A, 0, true).unwrap();
         assert!(fresh);
         pool.free(a, A, 100);
-        assert_eq!(pool.alloc(4096, B, 50, true).unwrap(), (a + 4096, true), "B must not reuse before 100");
-        assert_eq!(pool.alloc(4096, A, 50, true).unwrap(), (a, false), "A reuses in stream order");
+        assert_eq!(
+            pool.alloc(4096, B, 50, true).unwrap(),
+            (a + 4096, true),
+            "B must not reuse before 100"
+        );
+        assert_eq!(
+            pool.alloc(4096, A, 50, true).unwrap(),
+            (a, false),
+            "A reuses in stream order"
+        );
     }
 
     #[test]
@@ -113,8 +132,15 @@ mod tests {
         let mut pool = Pool::new(0);
         let (a, _) = pool.alloc(1024, A, 0, true).unwrap();
         pool.free(a, A, 10);
-        assert!(pool.alloc(2048, B, 20, true).unwrap().1, "a different size is fresh memory");
+        assert!(
+            pool.alloc(2048, B, 20, true).unwrap().1,
+            "a different size is fresh memory"
+        );
         assert_eq!(pool.alloc(1024, B, 20, true).unwrap(), (a, false));
-        assert_eq!(pool.alloc(1024, B, 20, false), None, "no fresh memory when it does not fit");
+        assert_eq!(
+            pool.alloc(1024, B, 20, false),
+            None,
+            "no fresh memory when it does not fit"
+        );
     }
 }

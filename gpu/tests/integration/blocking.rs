@@ -38,9 +38,17 @@ fn pageable_d2h_waits_for_the_stream(backend: Backend) {
     s.synchronize().unwrap();
     s.spin(GATE).unwrap();
     let (host, t) = cpu_time(&device, || s.to_vec(&x).unwrap());
-    assert!(t >= GATE * 9 / 10, "a pageable copy returned after {t:?}, before the gate ended");
+    assert!(
+        t >= GATE * 9 / 10,
+        "a pageable copy returned after {t:?}, before the gate ended"
+    );
     assert_eq!(host, vec![2.0; 1024]);
-    let entry = device.trace().entries.into_iter().rfind(|e| e.op == OpKind::CopyDeviceToHost).unwrap();
+    let entry = device
+        .trace()
+        .entries
+        .into_iter()
+        .rfind(|e| e.op == OpKind::CopyDeviceToHost)
+        .unwrap();
     assert_eq!(entry.blocking, Some(BlockReason::PageableDeviceToHost));
 }
 
@@ -55,7 +63,11 @@ fn pinned_d2h_does_not_wait(backend: Backend) {
     let (_, t) = cpu_time(&device, || s.copy_to_pinned(&x, &pinned).unwrap());
     assert!(t < GATE / 2, "a pinned copy took {t:?} to submit");
     let done = s.record_event().unwrap();
-    assert_eq!(pinned.to_vec()[0], 0, "read before the copy landed: still the old data");
+    assert_eq!(
+        pinned.to_vec()[0],
+        0,
+        "read before the copy landed: still the old data"
+    );
     done.synchronize().unwrap();
     assert_eq!(pinned.to_vec(), vec![7; 4096]);
 }
@@ -65,14 +77,20 @@ fn pageable_h2d_small_is_staged_large_waits(backend: Backend) {
     let s = device.new_stream().unwrap();
     let small = vec![1.0f32; 1024]; // 4 KiB: fits the staging buffer
     let large = vec![1.0f32; 4 << 20]; // 16 MiB: does not
-    let (ds, dl) = (s.alloc_zeros::<f32>(small.len()).unwrap(), s.alloc_zeros::<f32>(large.len()).unwrap());
+    let (ds, dl) = (
+        s.alloc_zeros::<f32>(small.len()).unwrap(),
+        s.alloc_zeros::<f32>(large.len()).unwrap(),
+    );
     s.copy_from_host(&large, &dl).unwrap(); // warm up
     s.synchronize().unwrap();
     s.spin(GATE).unwrap();
     let (_, t_small) = cpu_time(&device, || s.copy_from_host(&small, &ds).unwrap());
     let (_, t_large) = cpu_time(&device, || s.copy_from_host(&large, &dl).unwrap());
     assert!(t_small < GATE / 4, "a 4 KiB pageable copy took {t_small:?}");
-    assert!(t_small + t_large >= GATE * 9 / 10, "a 16 MiB pageable copy returned after {t_large:?}");
+    assert!(
+        t_small + t_large >= GATE * 9 / 10,
+        "a 16 MiB pageable copy returned after {t_large:?}"
+    );
     let total = s.alloc_zeros::<f32>(1).unwrap();
     s.sum(&dl, &total).unwrap();
     assert_eq!(s.to_vec(&total).unwrap(), [(4 << 20) as f32]);
@@ -86,9 +104,15 @@ fn raw_free_waits_for_the_device(backend: Backend) {
     let other = device.new_stream().unwrap();
     other.spin(GATE).unwrap(); // the free waits even for work on another stream
     let (seg, t_alloc) = cpu_time(&device, || device.alloc_segment(64 << 20).unwrap());
-    assert!(t_alloc < GATE / 2, "cuMemAlloc took {t_alloc:?}: it should not wait");
+    assert!(
+        t_alloc < GATE / 2,
+        "cuMemAlloc took {t_alloc:?}: it should not wait"
+    );
     let (_, t_free) = cpu_time(&device, || device.free_segment(seg).unwrap());
-    assert!(t_alloc + t_free >= GATE * 9 / 10, "cuMemFree returned after {t_free:?}");
+    assert!(
+        t_alloc + t_free >= GATE * 9 / 10,
+        "cuMemFree returned after {t_free:?}"
+    );
     let _ = s;
 }
 
@@ -124,21 +148,30 @@ fn elapsed_time_measures_the_gpu(backend: Backend) {
     let device = open(backend);
     let s = device.new_stream().unwrap();
     let (start, end) = (device.new_event().unwrap(), device.new_event().unwrap());
-    assert!(matches!(start.elapsed_ms(&end), Err(GpuError::Event { .. })));
+    assert!(matches!(
+        start.elapsed_ms(&end),
+        Err(GpuError::Event { .. })
+    ));
     s.spin(Duration::from_millis(1)).unwrap();
     start.record(&s).unwrap();
     s.spin(GATE).unwrap();
     end.record(&s).unwrap();
     let ms = start.elapsed_ms(&end).unwrap();
     let gate_ms = GATE.as_secs_f32() * 1e3;
-    assert!(ms >= gate_ms * 0.99 && ms < gate_ms * 1.2, "elapsed {ms} ms around a {gate_ms} ms spin");
+    assert!(
+        ms >= gate_ms * 0.99 && ms < gate_ms * 1.2,
+        "elapsed {ms} ms around a {gate_ms} ms spin"
+    );
 }
 
 fn query_never_blocks(backend: Backend) {
     let device = open(backend);
     let s = device.new_stream().unwrap();
     let never = device.new_event().unwrap();
-    assert!(never.query().unwrap(), "an event never recorded is complete");
+    assert!(
+        never.query().unwrap(),
+        "an event never recorded is complete"
+    );
     s.spin(GATE).unwrap();
     let e = s.record_event().unwrap();
     let (done, t) = cpu_time(&device, || (s.query().unwrap(), e.query().unwrap()));
@@ -194,7 +227,12 @@ fn the_virtual_gpu_blocks_for_exactly_the_remaining_stream_time() {
 fn pageable_h2d_follows_the_h200_staging_figures() {
     // DESIGN.md: behind a 50 ms kernel, 4 KiB / 2 MiB return in 0.03 / 0.42 ms,
     // 4 MiB in 50.4 ms, 64 MiB in 61.8 ms.
-    let cases = [(4 << 10, 0.0, 0.5), (2 << 20, 0.1, 0.6), (4 << 20, 50.0, 51.0), (64 << 20, 60.5, 63.0)];
+    let cases = [
+        (4 << 10, 0.0, 0.5),
+        (2 << 20, 0.1, 0.6),
+        (4 << 20, 50.0, 51.0),
+        (64 << 20, 60.5, 63.0),
+    ];
     for (bytes, lo, hi) in cases {
         let device = open(Backend::Virtual);
         let s = device.new_stream().unwrap();
@@ -203,7 +241,10 @@ fn pageable_h2d_follows_the_h200_staging_figures() {
         s.spin(Duration::from_millis(50)).unwrap();
         let (_, t) = cpu_time(&device, || s.copy_from_host(&host, &dst).unwrap());
         let ms = t.as_secs_f64() * 1e3;
-        assert!((lo..hi).contains(&ms), "{bytes} bytes returned after {ms:.3} ms, expected {lo}..{hi}");
+        assert!(
+            (lo..hi).contains(&ms),
+            "{bytes} bytes returned after {ms:.3} ms, expected {lo}..{hi}"
+        );
     }
 }
 

@@ -15,7 +15,12 @@ both!(
 );
 
 /// x → y = 2x + 1 → z = 3y - 2 → total = sum(z), on `s`.
-fn layers(s: &gpu::Stream, x: &gpu::DeviceBuffer<f32>, y: &gpu::DeviceBuffer<f32>, total: &gpu::DeviceBuffer<f32>) {
+fn layers(
+    s: &gpu::Stream,
+    x: &gpu::DeviceBuffer<f32>,
+    y: &gpu::DeviceBuffer<f32>,
+    total: &gpu::DeviceBuffer<f32>,
+) {
     s.affine(x, 2.0, 1.0, y).unwrap();
     s.affine(y, 3.0, -2.0, x).unwrap();
     s.sum(x, total).unwrap();
@@ -24,7 +29,11 @@ fn layers(s: &gpu::Stream, x: &gpu::DeviceBuffer<f32>, y: &gpu::DeviceBuffer<f32
 fn replay_reproduces_the_captured_work(backend: Backend) {
     let device = open(backend);
     let s = device.new_stream().unwrap();
-    let (x, y, total) = (s.alloc_zeros(64).unwrap(), s.alloc_zeros(64).unwrap(), s.alloc_zeros(1).unwrap());
+    let (x, y, total) = (
+        s.alloc_zeros(64).unwrap(),
+        s.alloc_zeros(64).unwrap(),
+        s.alloc_zeros(1).unwrap(),
+    );
     s.fill(&x, 1.0).unwrap();
     layers(&s, &x, &y, &total);
     let eager = s.to_vec(&total).unwrap();
@@ -47,7 +56,11 @@ fn replay_reads_inputs_from_the_captured_addresses(backend: Backend) {
     let device = open(backend);
     let s = device.new_stream().unwrap();
     let input = device.alloc_pinned::<f32>(8).unwrap();
-    let (x, y, total) = (s.alloc_zeros(8).unwrap(), s.alloc_zeros(8).unwrap(), s.alloc_zeros(1).unwrap());
+    let (x, y, total) = (
+        s.alloc_zeros(8).unwrap(),
+        s.alloc_zeros(8).unwrap(),
+        s.alloc_zeros(1).unwrap(),
+    );
     s.synchronize().unwrap();
     s.begin_capture().unwrap();
     s.copy_from_pinned(&input, &x).unwrap();
@@ -72,8 +85,20 @@ fn sync_inside_capture_invalidates_it(backend: Backend) {
     s.fill(&x, 1.0).unwrap();
     let sync_line = line!() + 1;
     let err = s.synchronize().unwrap_err();
-    assert!(matches!(err, GpuError::IllegalInCapture { op: "Stream::synchronize", .. }), "{err}");
-    assert!(matches!(s.fill(&x, 2.0), Err(GpuError::CaptureInvalidated { .. })));
+    assert!(
+        matches!(
+            err,
+            GpuError::IllegalInCapture {
+                op: "Stream::synchronize",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(matches!(
+        s.fill(&x, 2.0),
+        Err(GpuError::CaptureInvalidated { .. })
+    ));
     match s.end_capture() {
         Err(GpuError::CaptureInvalidated { op, site, .. }) => {
             assert_eq!(op, "Stream::synchronize");
@@ -83,7 +108,11 @@ fn sync_inside_capture_invalidates_it(backend: Backend) {
     }
     assert!(!s.is_capturing());
     s.fill(&x, 3.0).unwrap();
-    assert_eq!(s.to_vec(&x).unwrap(), vec![3.0; 16], "the stream works again after the failed capture");
+    assert_eq!(
+        s.to_vec(&x).unwrap(),
+        vec![3.0; 16],
+        "the stream works again after the failed capture"
+    );
 }
 
 fn query_and_pageable_copies_inside_capture_invalidate_it(backend: Backend) {
@@ -97,12 +126,21 @@ fn query_and_pageable_copies_inside_capture_invalidate_it(backend: Backend) {
         ("query", Box::new(|| s.query().map(drop))),
         ("event query", Box::new(|| e.query().map(drop))),
         ("to_vec", Box::new(|| s.to_vec(&x).map(drop))),
-        ("copy_from_host", Box::new(|| s.copy_from_host(&[0.0; 16], &x))),
+        (
+            "copy_from_host",
+            Box::new(|| s.copy_from_host(&[0.0; 16], &x)),
+        ),
     ];
     for (name, call) in cases {
         s.begin_capture().unwrap();
-        assert!(matches!(call(), Err(GpuError::IllegalInCapture { .. })), "{name} inside a capture");
-        assert!(matches!(s.end_capture(), Err(GpuError::CaptureInvalidated { .. })), "{name}");
+        assert!(
+            matches!(call(), Err(GpuError::IllegalInCapture { .. })),
+            "{name} inside a capture"
+        );
+        assert!(
+            matches!(s.end_capture(), Err(GpuError::CaptureInvalidated { .. })),
+            "{name}"
+        );
     }
 }
 
@@ -110,10 +148,19 @@ fn allocation_inside_capture_is_refused(backend: Backend) {
     let device = open(backend);
     let s = device.new_stream().unwrap();
     s.begin_capture().unwrap();
-    assert!(matches!(s.alloc_zeros::<f32>(16), Err(GpuError::IllegalInCapture { .. })));
-    assert!(matches!(s.end_capture(), Err(GpuError::CaptureInvalidated { .. })));
+    assert!(matches!(
+        s.alloc_zeros::<f32>(16),
+        Err(GpuError::IllegalInCapture { .. })
+    ));
+    assert!(matches!(
+        s.end_capture(),
+        Err(GpuError::CaptureInvalidated { .. })
+    ));
     s.begin_capture().unwrap();
-    assert!(matches!(device.alloc_segment(1 << 20), Err(GpuError::IllegalInCapture { .. })));
+    assert!(matches!(
+        device.alloc_segment(1 << 20),
+        Err(GpuError::IllegalInCapture { .. })
+    ));
     assert!(s.end_capture().is_err());
 }
 
@@ -138,8 +185,16 @@ fn replay_submits_in_a_fraction_of_eager_time(backend: Backend) {
     s.synchronize().unwrap();
     let (_, t_graph) = cpu_time(&device, || graph.launch().unwrap());
     s.synchronize().unwrap();
-    assert!(t_graph * 5 < t_eager, "graph launch {t_graph:?} vs {KERNELS} eager launches {t_eager:?}");
-    let launches = device.trace().entries.iter().filter(|e| e.op == OpKind::GraphLaunch).count();
+    assert!(
+        t_graph * 5 < t_eager,
+        "graph launch {t_graph:?} vs {KERNELS} eager launches {t_eager:?}"
+    );
+    let launches = device
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| e.op == OpKind::GraphLaunch)
+        .count();
     assert_eq!(launches, 2);
 }
 
@@ -147,9 +202,18 @@ fn replay_submits_in_a_fraction_of_eager_time(backend: Backend) {
 fn only_one_capture_at_a_time_and_end_needs_begin() {
     let device = open(Backend::Virtual);
     let (a, b) = (device.new_stream().unwrap(), device.new_stream().unwrap());
-    assert!(matches!(a.end_capture(), Err(GpuError::CaptureState { .. })));
+    assert!(matches!(
+        a.end_capture(),
+        Err(GpuError::CaptureState { .. })
+    ));
     a.begin_capture().unwrap();
-    assert!(matches!(b.begin_capture(), Err(GpuError::CaptureState { .. })));
-    assert!(matches!(b.end_capture(), Err(GpuError::CaptureState { .. })));
+    assert!(matches!(
+        b.begin_capture(),
+        Err(GpuError::CaptureState { .. })
+    ));
+    assert!(matches!(
+        b.end_capture(),
+        Err(GpuError::CaptureState { .. })
+    ));
     a.end_capture().unwrap();
 }

@@ -15,7 +15,13 @@ fn run_all(device: &Device, seed: u64) -> Vec<Vec<u32>> {
     s.copy_from_host(&floats, &x).unwrap();
     let total = s.alloc_zeros::<f32>(1).unwrap();
     s.sum(&x, &total).unwrap();
-    out.push(s.to_vec(&total).unwrap().iter().map(|v| v.to_bits()).collect());
+    out.push(
+        s.to_vec(&total)
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect(),
+    );
     let rows = s.alloc_zeros::<i32>(50).unwrap();
     s.argmax_rows(&x, 50, 100, &rows).unwrap();
     out.push(s.to_vec(&rows).unwrap().iter().map(|&v| v as u32).collect());
@@ -23,25 +29,48 @@ fn run_all(device: &Device, seed: u64) -> Vec<Vec<u32>> {
     s.affine(&x, 1.1, -0.3, &y).unwrap();
     out.push(s.to_vec(&y).unwrap().iter().map(|v| v.to_bits()).collect());
     let ints: Vec<i32> = (0..3000).map(|_| rng.i32(0..8)).collect();
-    let (t, flags) = (s.alloc_zeros::<i32>(ints.len()).unwrap(), s.alloc_zeros::<i32>(ints.len()).unwrap());
+    let (t, flags) = (
+        s.alloc_zeros::<i32>(ints.len()).unwrap(),
+        s.alloc_zeros::<i32>(ints.len()).unwrap(),
+    );
     s.copy_from_host(&ints, &t).unwrap();
     s.flag_eq(&t, 3, &flags).unwrap();
     s.flag_eq(&t, 5, &flags).unwrap();
-    out.push(s.to_vec(&flags).unwrap().iter().map(|&v| v as u32).collect());
+    out.push(
+        s.to_vec(&flags)
+            .unwrap()
+            .iter()
+            .map(|&v| v as u32)
+            .collect(),
+    );
     let u = s.alloc_zeros::<u32>(777).unwrap();
     s.fill(&u, 0xdead_beef).unwrap();
     out.push(s.to_vec(&u).unwrap());
     let decoder = Decoder::new(
         &s,
-        DecoderConfig { vocab: 300, hidden: 64, seed, step_time: Duration::from_micros(50) },
+        DecoderConfig {
+            vocab: 300,
+            hidden: 64,
+            seed,
+            step_time: Duration::from_micros(50),
+        },
     )
     .unwrap();
-    let tokens: Vec<i32> = (0..17).map(|i| if i == 16 { 300 } else { rng.i32(0..300) }).collect();
-    let (tin, tout) = (s.alloc_zeros::<i32>(17).unwrap(), s.alloc_zeros::<i32>(17).unwrap());
+    let tokens: Vec<i32> = (0..17)
+        .map(|i| if i == 16 { 300 } else { rng.i32(0..300) })
+        .collect();
+    let (tin, tout) = (
+        s.alloc_zeros::<i32>(17).unwrap(),
+        s.alloc_zeros::<i32>(17).unwrap(),
+    );
     s.copy_from_host(&tokens, &tin).unwrap();
     s.decode_step(&decoder, &tin, &tout).unwrap();
     let next = s.to_vec(&tout).unwrap();
-    assert_eq!(next, decoder.reference_step(&tokens), "decode_step against its reference");
+    assert_eq!(
+        next,
+        decoder.reference_step(&tokens),
+        "decode_step against its reference"
+    );
     assert_eq!(next[16], -1, "a token outside the vocabulary gives -1");
     out.push(next.iter().map(|&v| v as u32).collect());
     out
@@ -52,7 +81,8 @@ fn kernels_compute_what_they_document_on_the_virtual_gpu() {
     let device = open(Backend::Virtual);
     let s = device.new_stream().unwrap();
     let x = s.alloc_zeros::<f32>(6).unwrap();
-    s.copy_from_host(&[1.0, 5.0, 5.0, -1.0, 2.0, 2.0], &x).unwrap();
+    s.copy_from_host(&[1.0, 5.0, 5.0, -1.0, 2.0, 2.0], &x)
+        .unwrap();
     let rows = s.alloc_zeros::<i32>(2).unwrap();
     s.argmax_rows(&x, 2, 3, &rows).unwrap();
     assert_eq!(s.to_vec(&rows).unwrap(), [1, 1]);

@@ -23,8 +23,14 @@ fn cuda_without_a_gpu_is_a_clear_error() {
         (Ok(()), Ok(device)) => assert_eq!(device.backend(), gpu::BackendKind::Cuda),
         (Err(_), Err(gpu::GpuError::NoCudaDevice { reason })) => {
             let text = gpu::GpuError::NoCudaDevice { reason }.to_string();
-            assert!(text.contains("Backend::Virtual"), "the error says what to do: {text}");
+            assert!(
+                text.contains("Backend::Virtual"),
+                "the error says what to do: {text}"
+            );
         }
-        (probe, opened) => panic!("probe {probe:?} disagrees with open {:?}", opened.map(|d| d.name())),
+        (probe, opened) => panic!(
+            "probe {probe:?} disagrees with open {:?}",
+            opened.map(|d| d.name())
+        ),
     }
 }

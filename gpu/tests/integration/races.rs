@@ -42,17 +42,27 @@ fn reuse(backend: Backend, with_wait: bool) -> (f32, gpu::Device, u32, u32) {
 
 fn reuse_without_wait_corrupts_the_sum(backend: Backend) {
     let (sum, device, read_line, write_line) = reuse(backend, false);
-    assert_eq!(sum, 999.0 * N as f32, "B's write landed before A's slow read");
+    assert_eq!(
+        sum,
+        999.0 * N as f32,
+        "B's write landed before A's slow read"
+    );
     let races = device.races();
     assert_eq!(races.len(), 1, "{races:#?}");
     let race = &races[0];
     assert_eq!(race.kind, RaceKind::Unordered);
     assert_eq!(race.current.actor, Actor::Stream(StreamId(2)));
     assert!(race.current.write && !race.previous.write);
-    assert_eq!((race.current.site.line, race.previous.site.line), (write_line, read_line));
+    assert_eq!(
+        (race.current.site.line, race.previous.site.line),
+        (write_line, read_line)
+    );
     assert!(race.current.site.file.ends_with("races.rs"));
     let text = race.to_string();
-    assert!(text.contains("wait_event"), "the report says how to fix it: {text}");
+    assert!(
+        text.contains("wait_event"),
+        "the report says how to fix it: {text}"
+    );
 }
 
 fn reuse_with_an_event_wait_is_correct(backend: Backend) {
@@ -70,7 +80,11 @@ fn reading_without_wait_sees_stale_data(backend: Backend) {
     a.spin(SLOW).unwrap();
     a.fill(&x, 3.0).unwrap();
     b.sum(&x, &out).unwrap(); // nothing makes B wait for A's fill
-    assert_eq!(b.to_vec(&out).unwrap(), [0.0], "B read the buffer before A wrote it");
+    assert_eq!(
+        b.to_vec(&out).unwrap(),
+        [0.0],
+        "B read the buffer before A wrote it"
+    );
     let race = &device.races()[0];
     assert!(!race.current.write && race.previous.write);
     assert_eq!(race.previous.what, "kernel `fill_f32`");
@@ -93,7 +107,11 @@ fn cpu_reading_pinned_memory_too_early_is_a_race(backend: Backend) {
     assert!(race.to_string().contains("synchronize"), "{race}");
     s.synchronize().unwrap();
     assert_eq!(pinned.to_vec(), vec![5; 16]);
-    assert_eq!(device.races().len(), 1, "after the sync the read is ordered");
+    assert_eq!(
+        device.races().len(),
+        1,
+        "after the sync the read is ordered"
+    );
 }
 
 fn freed_buffer_reused_while_another_stream_reads_it(backend: Backend) {
@@ -114,14 +132,23 @@ fn freed_buffer_reused_while_another_stream_reads_it(backend: Backend) {
     let sum = b.to_vec(&out).unwrap()[0];
     let races = device.races();
     if again.addr() == addr {
-        assert_ne!(sum, N as f32, "the reused block was overwritten under the reader");
-        let race = races.iter().find(|r| r.kind == RaceKind::ReuseAfterFree).expect("a reuse report");
+        assert_ne!(
+            sum, N as f32,
+            "the reused block was overwritten under the reader"
+        );
+        let race = races
+            .iter()
+            .find(|r| r.kind == RaceKind::ReuseAfterFree)
+            .expect("a reuse report");
         assert_eq!(race.freed_at.map(|s| s.line), Some(free_line));
         assert_eq!(race.previous.actor, Actor::Stream(b.id()));
     } else {
         // The CUDA pool is free to pick another address; then nothing is corrupted.
         assert_eq!(sum, N as f32);
-        assert!(backend == Backend::Cuda, "the virtual pool reuses the block");
+        assert!(
+            backend == Backend::Cuda,
+            "the virtual pool reuses the block"
+        );
     }
 }
 

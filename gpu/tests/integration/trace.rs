@@ -28,7 +28,10 @@ fn the_same_program_gives_the_same_trace_twice() {
     let (first, second) = (program(), program());
     assert_eq!(first, second);
     assert_eq!(first.to_chrome_json(), second.to_chrome_json());
-    assert_eq!(first.to_svg(&SvgOptions::default()), second.to_svg(&SvgOptions::default()));
+    assert_eq!(
+        first.to_svg(&SvgOptions::default()),
+        second.to_svg(&SvgOptions::default())
+    );
 }
 
 #[test]
@@ -38,7 +41,11 @@ fn entries_name_the_callers_line() {
     assert!(fill.site.file.ends_with("trace.rs"), "{}", fill.site);
     let source = include_str!("trace.rs");
     let line = source.lines().nth(fill.site.line as usize - 1).unwrap();
-    assert!(line.contains("a.fill(&x, 1.5)"), "line {} is `{line}`", fill.site.line);
+    assert!(
+        line.contains("a.fill(&x, 1.5)"),
+        "line {} is `{line}`",
+        fill.site.line
+    );
 }
 
 #[test]
@@ -48,9 +55,18 @@ fn the_trace_of_a_program_is_stable() {
         .entries
         .iter()
         .map(|e| {
-            let gpu = e.gpu.map(|g| format!("gpu {:>8}..{:>8}", g.start_ns, g.end_ns)).unwrap_or_default();
-            let blocking = e.blocking.map(|b| format!(" BLOCKING({b:?})")).unwrap_or_default();
-            let stream = e.stream.map(|s| format!("s{s}")).unwrap_or_else(|| "--".into());
+            let gpu = e
+                .gpu
+                .map(|g| format!("gpu {:>8}..{:>8}", g.start_ns, g.end_ns))
+                .unwrap_or_default();
+            let blocking = e
+                .blocking
+                .map(|b| format!(" BLOCKING({b:?})"))
+                .unwrap_or_default();
+            let stream = e
+                .stream
+                .map(|s| format!("s{s}"))
+                .unwrap_or_else(|| "--".into());
             format!(
                 "{:>2} {:<2} {:<24} cpu {:>8}..{:>8} {gpu}{blocking} line {}",
                 e.seq, stream, e.name, e.cpu_start_ns, e.cpu_end_ns, e.site.line
@@ -64,7 +80,10 @@ fn the_trace_of_a_program_is_stable() {
 fn blocking_calls_are_marked_and_exported() {
     let trace = program();
     let blocking: Vec<OpKind> = trace.blocking().map(|e| e.op).collect();
-    assert_eq!(blocking, [OpKind::EventSynchronize, OpKind::CopyDeviceToHost]);
+    assert_eq!(
+        blocking,
+        [OpKind::EventSynchronize, OpKind::CopyDeviceToHost]
+    );
     let json: serde_json::Value = serde_json::from_str(&trace.to_chrome_json()).unwrap();
     let events = json["traceEvents"].as_array().unwrap();
     assert!(events.iter().any(|e| e["cname"] == "terrible"));
