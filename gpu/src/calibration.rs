@@ -74,36 +74,39 @@ pub struct Calibration {
 }
 
 impl Default for Calibration {
-    /// The H200 figures of `DESIGN.md` section 3.
+    /// An H200 (driver 580, CUDA 13.0): the figures of `DESIGN.md` section 3
+    /// where it has them (launch, graph node, copies from pageable memory,
+    /// staging, `cuMemAlloc`), the rest measured by [`measure`] on an H200 on
+    /// 2026-11-29 (`cargo run --release -p gpu --example calibrate`).
     fn default() -> Self {
         Self {
-            source: "NVIDIA H200, driver 580, CUDA 13.0 (DESIGN.md section 3)".into(),
-            total_memory: 143_771_000_832,
+            source: "NVIDIA H200, driver 580, CUDA 13.0: DESIGN.md section 3 and gpu::measure, 2026-11-29".into(),
+            total_memory: 150_109_880_320,
             launch_ns: 4_000,
-            kernel_min_ns: 2_000,
+            kernel_min_ns: 1_400,
             graph_node_ns: 700,
             graph_launch_ns: 7_000,
-            begin_capture_ns: 5_000,
-            end_capture_ns: 100_000,
-            instantiate_node_ns: 1_000,
-            hbm_bytes_per_ns: 3_000.0,
-            flops_per_ns: 20_000.0,
-            copy_submit_ns: 5_000,
-            pinned_h2d_bytes_per_ns: 50.0,
-            pinned_d2h_bytes_per_ns: 50.0,
+            begin_capture_ns: 2_000,
+            end_capture_ns: 25_000,
+            instantiate_node_ns: 3_000,
+            hbm_bytes_per_ns: 1_700.0,
+            flops_per_ns: 50.0,
+            copy_submit_ns: 6_000,
+            pinned_h2d_bytes_per_ns: 55.0,
+            pinned_d2h_bytes_per_ns: 55.0,
             pageable_h2d_bytes_per_ns: 5.5,
             pageable_d2h_bytes_per_ns: 1.0,
-            d2d_bytes_per_ns: 1_500.0,
+            d2d_bytes_per_ns: 2_400.0,
             staging_bytes: 2 << 20,
             staging_bytes_per_ns: 5.0,
-            api_call_ns: 1_500,
-            wake_ns: 10_000,
+            api_call_ns: 2_800,
+            wake_ns: 5_000,
             segment_alloc_ns: 300_000,
-            segment_free_ns: 250_000,
-            pool_alloc_ns: 2_000,
-            pinned_alloc_ns: 200_000,
-            pinned_free_ns: 50_000,
-            create_ns: 10_000,
+            segment_free_ns: 100_000,
+            pool_alloc_ns: 80_000,
+            pinned_alloc_ns: 2_000_000,
+            pinned_free_ns: 700_000,
+            create_ns: 4_000,
         }
     }
 }
