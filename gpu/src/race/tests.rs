@@ -1,0 +1,121 @@
+//! Unit tests of `race`.
+use super::*;
+
+const A: StreamId = StreamId(1);
+const B: StreamId = StreamId(2);
+
+fn site(line: u32) -> CallSite {
+    CallSite {
+        file: "test.rs",
+        line,
+        column: 1,
+    }
+}
+
+fn range(addr: u64, bytes: u64, write: bool) -> Range {
+    Range { addr, bytes, write }
+}
+
+#[test]
+fn unordered_write_after_read_on_another_stream_is_a_race() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(A, &[range(0, 100, false)], "reader", site(1));
+    rc.on_stream_op(B, &[range(50, 100, true)], "writer", site(2));
+    let [report] = rc.reports() else {
+        panic!("{:?}", rc.reports())
+    };
+    assert_eq!((report.addr, report.bytes), (50, 50), "only the overlap");
+    assert_eq!(report.previous.site, site(1));
+    assert_eq!(report.current.site, site(2));
+}
+
+#[test]
+fn reads_never_race_with_reads() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(A, &[range(0, 100, false)], "r1", site(1));
+    rc.on_stream_op(B, &[range(0, 100, false)], "r2", site(2));
+    assert!(rc.reports().is_empty());
+}
+
+#[test]
+fn an_event_wait_orders_the_streams() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(A, &[range(0, 8, true)], "w", site(1));
+    rc.on_record(EventId(0), A);
+    rc.on_wait(B, EventId(0));
+    rc.on_stream_op(B, &[range(0, 8, false)], "r", site(2));
+    assert!(rc.reports().is_empty());
+    rc.on_stream_op(A, &[range(0, 8, true)], "w2", site(3));
+    assert_eq!(
+        rc.reports().len(),
+        1,
+        "A's second write is not ordered after B's read"
+    );
+}
+
+#[test]
+fn a_record_before_the_write_does_not_order_it() {
+    let mut rc = RaceChecker::default();
+    rc.on_record(EventId(0), A);
+    rc.on_stream_op(A, &[range(0, 8, true)], "w", site(1));
+    rc.on_wait(B, EventId(0));
+    rc.on_stream_op(B, &[range(0, 8, false)], "r", site(2));
+    assert_eq!(rc.reports().len(), 1);
+}
+
+#[test]
+fn the_cpu_is_ordered_by_synchronizing() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(A, &[range(HOST_BASE, 8, true)], "d2h", site(1));
+    rc.on_stream_done(A);
+    rc.on_cpu_access(&[range(HOST_BASE, 8, false)], "read", site(2));
+    assert!(rc.reports().is_empty());
+    rc.on_stream_op(A, &[range(HOST_BASE, 8, true)], "d2h", site(3));
+    rc.on_cpu_access(&[range(HOST_BASE, 8, false)], "read", site(4));
+    assert!(rc.reports()[0].host);
+    assert_eq!(rc.reports()[0].current.actor, Actor::Cpu);
+}
+
+#[test]
+fn work_queued_after_a_cpu_access_is_ordered_after_it() {
+    let mut rc = RaceChecker::default();
+    rc.on_cpu_access(&[range(HOST_BASE, 8, true)], "write", site(1));
+    rc.on_stream_op(A, &[range(HOST_BASE, 8, false)], "h2d", site(2));
+    assert!(rc.reports().is_empty());
+}
+
+#[test]
+fn reuse_after_free_names_the_free() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(B, &[range(0, 64, false)], "slow reader", site(1));
+    rc.on_free(0, 64, site(2));
+    rc.on_stream_op(A, &[range(0, 64, true)], "new owner", site(3));
+    let report = &rc.reports()[0];
+    assert_eq!(report.kind, RaceKind::ReuseAfterFree);
+    assert_eq!(report.freed_at, Some(site(2)));
+    // The new owner's write replaced the history: the race is reported
+    // once, at the first conflicting access, as CSAN does.
+    rc.on_stream_op(A, &[range(0, 64, true)], "again", site(4));
+    assert_eq!(rc.reports().len(), 1);
+    rc.on_stream_op(B, &[range(0, 64, false)], "B reads the new data", site(5));
+    assert_eq!(
+        rc.reports().len(),
+        2,
+        "unordered with the new owner's write"
+    );
+    assert_eq!(
+        rc.reports()[1].kind,
+        RaceKind::Unordered,
+        "no longer a reuse"
+    );
+}
+
+#[test]
+fn the_same_pair_of_sites_is_reported_once() {
+    let mut rc = RaceChecker::default();
+    for _ in 0..3 {
+        rc.on_stream_op(A, &[range(0, 8, true)], "w", site(1));
+        rc.on_stream_op(B, &[range(0, 8, true)], "w", site(2));
+    }
+    assert_eq!(rc.reports().len(), 2, "B after A, then A after B");
+}
