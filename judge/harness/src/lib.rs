@@ -1,0 +1,134 @@
+//! The runtime of the judge's harness binaries.
+//!
+//! For each run the judge generates a tiny crate whose `main` calls
+//! [`main`] with the check suite of one exercise; the suite's checks call the
+//! learner's crate. This crate runs the checks one by one and reports each
+//! outcome to the judge through a file whose path and nonce arrive on stdin
+//! before any learner code runs. Whatever the learner's code prints goes to
+//! stdout and stderr, which the judge shows as output and never reads as a
+//! verdict.
+//!
+//! A check is a plain function returning `Result<(), Failure>`: a failure
+//! says what was expected, what happened, where in the learner's code, and
+//! which chapter section explains it. A panic (a `todo!()` in a starter, an
+//! `unwrap` on a GPU error) becomes its own outcome with its location.
+
+pub mod protocol;
+mod runner;
+
+pub use protocol::{CheckInfo, Event, Outcome, Setup};
+pub use runner::main;
+
+use gpu::{Backend, CallSite, Device, DeviceOptions};
+use std::path::PathBuf;
+
+/// One check of a suite.
+#[derive(Clone, Copy, Debug)]
+pub struct Check {
+    /// A stable identifier, unique in its suite (`best_fit_prefers_smallest`).
+    pub name: &'static str,
+    /// What it checks, in one sentence.
+    pub title: &'static str,
+    /// The chapter section that explains it (`chapters/allocator.md#best-fit`).
+    pub section: &'static str,
+    /// Points it is worth when grading.
+    pub points: u32,
+    /// The check itself.
+    pub run: fn(&Ctx) -> Result<(), Failure>,
+}
+
+/// What a check may use: the backend to open devices on, and a folder for
+/// timelines and traces.
+#[derive(Debug)]
+pub struct Ctx {
+    backend: Backend,
+    artifacts: Option<PathBuf>,
+}
+
+impl Ctx {
+    /// A context for `backend` (what the runner builds from the judge's setup).
+    pub fn new(backend: Backend, artifacts: Option<PathBuf>) -> Self {
+        Self { backend, artifacts }
+    }
+
+    /// The backend the judge asked for.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Opens a device on the judge's backend, quietly.
+    pub fn device(&self) -> Result<Device, Failure> {
+        Device::with_options(DeviceOptions {
+            backend: self.backend,
+            quiet: true,
+            ..DeviceOptions::default()
+        })
+        .map_err(|e| Failure::new("a device to open", e.to_string()))
+    }
+
+    /// Writes `device`'s trace as `NAME.json` (Chrome trace) and `NAME.svg`
+    /// (timeline) into the artifacts folder, if the judge asked for one.
+    pub fn save_trace(&self, name: &str, device: &Device) {
+        let Some(dir) = &self.artifacts else { return };
+        let trace = device.trace();
+        let _ = std::fs::create_dir_all(dir);
+        let _ = std::fs::write(dir.join(format!("{name}.json")), trace.to_chrome_json());
+        let options = gpu::SvgOptions {
+            title: Some(name.to_string()),
+            ..Default::default()
+        };
+        let _ = std::fs::write(dir.join(format!("{name}.svg")), trace.to_svg(&options));
+    }
+}
+
+/// Why a check failed: what was expected, what happened, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// What the check expected.
+    pub expected: String,
+    /// What happened instead.
+    pub actual: String,
+    /// The learner's call site responsible, when known.
+    pub site: Option<CallSite>,
+    /// More detail: a race report, a trace excerpt.
+    pub detail: Option<String>,
+}
+
+impl Failure {
+    /// A failure: `expected` and what happened (`actual`).
+    pub fn new(expected: impl Into<String>, actual: impl Into<String>) -> Self {
+        Self {
+            expected: expected.into(),
+            actual: actual.into(),
+            site: None,
+            detail: None,
+        }
+    }
+
+    /// Names the learner's call site.
+    pub fn at(mut self, site: CallSite) -> Self {
+        self.site = Some(site);
+        self
+    }
+
+    /// Adds detail.
+    pub fn detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+}
+
+impl From<gpu::GpuError> for Failure {
+    fn from(e: gpu::GpuError) -> Self {
+        Failure::new("the GPU calls to succeed", e.to_string())
+    }
+}
+
+/// Fails with `expected`/`actual` unless `left == right`.
+pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(left: T, right: T, what: &str) -> Result<(), Failure> {
+    if left == right {
+        Ok(())
+    } else {
+        Err(Failure::new(format!("{what}: {right:?}"), format!("{left:?}")))
+    }
+}

@@ -1,0 +1,112 @@
+//! The command line: types only; `main` dispatches them to the verbs.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// The workbook's judge: builds an exercise with the judge's own checks, runs
+/// it on your GPU or on the virtual GPU, and explains what it found.
+///
+/// Exit codes: 0 success; 1 a check failed or the crate did not compile
+/// (for `verify`: the course is not in order); 2 bad usage; 3 the judge or
+/// the machine failed (no cargo, an unreadable file). `grade` exits 0 when it
+/// graded, whatever the students' results.
+#[derive(Debug, Parser)]
+#[command(name = "judge", version)]
+pub(crate) struct Cli {
+    /// The course folder (holding `exercises/info.toml`); default: found from here.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The verbs.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Every exercise with its status, and your progress.
+    List,
+    /// Build an exercise with the judge's checks and run them.
+    Run(RunArgs),
+    /// Show a hint for an exercise, from a nudge (level 1) to nearly the answer.
+    Hint {
+        /// The exercise id (`101`).
+        id: String,
+        /// How much to give away (1 = least).
+        #[arg(long, default_value_t = 1)]
+        level: usize,
+    },
+}
+
+/// Which backend to run on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BackendArg {
+    /// CUDA if a GPU is present, else the virtual GPU.
+    #[default]
+    Auto,
+    /// A real GPU.
+    Cuda,
+    /// The deterministic virtual GPU.
+    Virtual,
+}
+
+impl BackendArg {
+    /// The name the harness understands.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Cuda => "cuda",
+            Self::Virtual => "virtual",
+        }
+    }
+}
+
+/// Options shared by the verbs that run checks.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct RunOptions {
+    /// Where to run the checks.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub(crate) backend: BackendArg,
+    /// Use harnesses built by `judge build --out DIR` (for GPU machines without Rust).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) prebuilt: Option<PathBuf>,
+}
+
+/// `judge run`.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The exercise id (`101`).
+    pub(crate) id: String,
+    /// Run the reference solution instead of your crate.
+    #[arg(long)]
+    pub(crate) solution: bool,
+    #[command(flatten)]
+    pub(crate) options: RunOptions,
+    /// Write your timeline (from the checks that draw one) to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub(crate) timeline: Option<PathBuf>,
+    /// Write your trace (Chrome trace JSON, opens in Perfetto) to this file.
+    #[arg(long, value_name = "FILE.json")]
+    pub(crate) trace: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_the_verbs() {
+        let cli = Cli::try_parse_from(["judge", "run", "101", "--backend", "virtual", "--solution"]).unwrap();
+        let Command::Run(args) = cli.command else { panic!() };
+        assert_eq!((args.id.as_str(), args.solution, args.options.backend), ("101", true, BackendArg::Virtual));
+        let err = Cli::try_parse_from(["judge", "run", "101", "--backend", "metal"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue);
+        let err = Cli::try_parse_from(["judge", "frobnicate"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::InvalidSubcommand);
+    }
+}

@@ -1,0 +1,94 @@
+//! Where things are: the course (exercises, solutions, check suites) and the
+//! judge's own workspace (the `gpu` crate and the harness runtime).
+
+use crate::manifest::{Exercise, Manifest};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+
+/// A course on disk.
+#[derive(Clone, Debug)]
+pub(crate) struct Course {
+    /// The folder holding `exercises/info.toml`.
+    pub(crate) root: PathBuf,
+    /// The judge's workspace: `gpu/` and `judge/harness/` live there.
+    pub(crate) tools: PathBuf,
+    /// The manifest.
+    pub(crate) manifest: Manifest,
+}
+
+impl Course {
+    /// Opens the course at `root`, or the one around the current folder.
+    pub(crate) fn open(root: Option<&Path>) -> Result<Self> {
+        let root = match root {
+            Some(root) => root.to_path_buf(),
+            None => find_root(&std::env::current_dir()?)?,
+        };
+        let root = root
+            .canonicalize()
+            .with_context(|| format!("the course folder `{}` does not exist", root.display()))?;
+        let manifest = Manifest::load(&root.join("exercises/info.toml"))?;
+        Ok(Self {
+            tools: tools_dir(),
+            root,
+            manifest,
+        })
+    }
+
+    /// The learner's crate of `exercise`.
+    pub(crate) fn exercise_dir(&self, exercise: &Exercise) -> PathBuf {
+        self.root.join("exercises").join(exercise.dir_name())
+    }
+
+    /// The reference solution of `exercise`.
+    pub(crate) fn solution_dir(&self, exercise: &Exercise) -> PathBuf {
+        self.root.join("solutions").join(exercise.dir_name())
+    }
+
+    /// The judge's check suite for `exercise`.
+    pub(crate) fn checks_file(&self, exercise: &Exercise) -> PathBuf {
+        self.root.join("judge/checks").join(format!("ex{}.rs", exercise.id))
+    }
+
+    /// The known-wrong variants of `exercise`: one `lib.rs` per mistake.
+    pub(crate) fn variants_dir(&self, exercise: &Exercise) -> PathBuf {
+        self.root.join("judge/variants").join(exercise.id.to_string())
+    }
+
+    /// The learner's progress file.
+    pub(crate) fn progress_file(&self) -> PathBuf {
+        self.root.join(".judge-progress")
+    }
+
+    /// Where the judge builds and runs things: the shared target folder.
+    pub(crate) fn target_dir(&self) -> PathBuf {
+        std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.tools.join("target"))
+    }
+
+    /// The judge's scratch folder under the target folder.
+    pub(crate) fn scratch(&self, what: &str) -> PathBuf {
+        self.target_dir().join("judge").join(what)
+    }
+}
+
+/// The judge's workspace: `JUDGE_TOOLS`, else where this judge was built.
+fn tools_dir() -> PathBuf {
+    match std::env::var_os("JUDGE_TOOLS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("judge/ has a parent").to_path_buf(),
+    }
+}
+
+/// The nearest folder at or above `start` holding `exercises/info.toml`.
+fn find_root(start: &Path) -> Result<PathBuf> {
+    for dir in start.ancestors() {
+        if dir.join("exercises/info.toml").is_file() {
+            return Ok(dir.to_path_buf());
+        }
+    }
+    bail!(
+        "no course here: no `exercises/info.toml` in `{}` or above; run the judge inside the workbook, or pass `--root DIR`",
+        start.display()
+    )
+}

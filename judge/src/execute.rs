@@ -1,0 +1,259 @@
+//! Running a harness binary: its own process group, a deadline, a results
+//! file with a nonce.
+//!
+//! The suite runs in one process while it can. When the process dies in the
+//! middle of a check (an abort, a crash, `process::exit` in learner code),
+//! that check gets the verdict and the rest run again in a new process. When
+//! the deadline passes, the whole process group is killed: the check that was
+//! running timed out and the ones after it did not run.
+
+use anyhow::{Context, Result};
+use judge_harness::{CheckInfo, Event, Outcome, Setup};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How to run a harness.
+#[derive(Clone, Debug)]
+pub(crate) struct RunSpec {
+    /// The harness binary.
+    pub(crate) binary: PathBuf,
+    /// `auto`, `cuda` or `virtual`.
+    pub(crate) backend: String,
+    /// The whole suite's time limit.
+    pub(crate) timeout: Duration,
+    /// Where checks write timelines and traces.
+    pub(crate) artifacts: Option<PathBuf>,
+    /// Where results files go.
+    pub(crate) scratch: PathBuf,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Execution {
+    /// The suite's checks, in order (empty if the harness never started).
+    pub(crate) checks: Vec<CheckInfo>,
+    /// Each check's outcome and its seconds.
+    pub(crate) outcomes: BTreeMap<String, (Outcome, f64)>,
+    /// The backend the harness used.
+    pub(crate) backend: String,
+    /// Everything the process printed (stdout then stderr), cut to a size.
+    pub(crate) output: String,
+    /// Lines of the results file without the nonce (forgeries), ignored.
+    pub(crate) forged: usize,
+    /// Set when the harness could not start its suite at all.
+    pub(crate) failure: Option<String>,
+}
+
+/// The most output kept from a run.
+const OUTPUT_LIMIT: usize = 64 << 10;
+
+/// Runs the suite, retrying after a crash, until every check has an outcome
+/// or the deadline passes.
+pub(crate) fn execute(spec: &RunSpec) -> Result<Execution> {
+    std::fs::create_dir_all(&spec.scratch).with_context(|| format!("cannot create `{}`", spec.scratch.display()))?;
+    let deadline = Instant::now() + spec.timeout;
+    let mut run = Execution::default();
+    let mut only: Option<Vec<String>> = None;
+    loop {
+        let attempt = attempt(spec, only.clone(), deadline, &mut run)?;
+        let pending: Vec<String> = run
+            .checks
+            .iter()
+            .map(|c| c.name.clone())
+            .filter(|n| !run.outcomes.contains_key(n))
+            .collect();
+        if pending.is_empty() || run.checks.is_empty() {
+            if run.checks.is_empty() && run.failure.is_none() {
+                run.failure = Some(format!("the harness ended ({attempt}) before listing its checks"));
+            }
+            return Ok(run);
+        }
+        if Instant::now() >= deadline || attempt == Ended::TimedOut {
+            for name in pending {
+                run.outcomes.insert(name, (Outcome::NotRun, 0.0));
+            }
+            return Ok(run);
+        }
+        only = Some(pending);
+    }
+}
+
+/// How one process ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Ended {
+    Finished,
+    Died(String),
+    TimedOut,
+}
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Finished => f.write_str("it finished"),
+            Self::Died(how) => f.write_str(how),
+            Self::TimedOut => f.write_str("it ran out of time"),
+        }
+    }
+}
+
+fn attempt(spec: &RunSpec, only: Option<Vec<String>>, deadline: Instant, run: &mut Execution) -> Result<Ended> {
+    let nonce = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
+    let results = spec.scratch.join(format!("results-{:016x}.jsonl", fastrand::u64(..)));
+    let setup = Setup {
+        nonce: nonce.clone(),
+        results: results.clone(),
+        backend: spec.backend.clone(),
+        only,
+        artifacts: spec.artifacts.clone(),
+    };
+    let mut child = spawn(&spec.binary, &setup)?;
+    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let ended = wait(&mut child, deadline)?;
+    let output = [collect(out), collect(err)].concat();
+    append_output(&mut run.output, &output);
+    let in_flight = read_events(&results, &nonce, run)?;
+    let _ = std::fs::remove_file(&results);
+    if let Some(check) = in_flight {
+        let outcome = match &ended {
+            Ended::TimedOut => Outcome::TimedOut { limit_s: spec.timeout.as_secs_f64() },
+            Ended::Died(how) => Outcome::Crashed { how: how.clone() },
+            Ended::Finished => Outcome::Crashed { how: "the process exited in the middle of the check".into() },
+        };
+        run.outcomes.insert(check, (outcome, 0.0));
+    }
+    Ok(ended)
+}
+
+fn spawn(binary: &Path, setup: &Setup) -> Result<Child> {
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new(binary)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot start the harness `{}`", binary.display()))?;
+    let mut line = serde_json::to_string(setup).expect("a setup serializes");
+    line.push('\n');
+    let mut stdin = child.stdin.take().expect("piped");
+    // The setup goes first; closing stdin afterwards gives learner code nothing to read.
+    let _ = stdin.write_all(line.as_bytes());
+    drop(stdin);
+    Ok(child)
+}
+
+/// The output a drain thread read, waiting at most a second after the
+/// process ended: a process that escaped the group may hold the pipe open.
+fn collect(drain: std::sync::mpsc::Receiver<String>) -> String {
+    drain
+        .recv_timeout(Duration::from_secs(1))
+        .unwrap_or_else(|_| "[output cut: a process the code started still holds it open]\n".into())
+}
+
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::sync::mpsc::Receiver<String> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                if text.len() < OUTPUT_LIMIT {
+                    text.extend_from_slice(&chunk[..n]);
+                }
+            }
+        }
+        let _ = send.send(String::from_utf8_lossy(&text).into_owned());
+    });
+    receive
+}
+
+fn append_output(all: &mut String, more: &str) {
+    if all.len() < OUTPUT_LIMIT {
+        all.push_str(more);
+    }
+    if all.len() > OUTPUT_LIMIT {
+        let cut = (0..=OUTPUT_LIMIT).rev().find(|&i| all.is_char_boundary(i)).unwrap_or(0);
+        all.truncate(cut);
+        all.push_str("\n[output cut]\n");
+    }
+}
+
+/// Waits for the child until the deadline; then kills its whole process group.
+fn wait(child: &mut Child, deadline: Instant) -> Result<Ended> {
+    loop {
+        if let Some(status) = child.try_wait().context("cannot wait for the harness")? {
+            kill_group(child.id());
+            return Ok(ended(status));
+        }
+        if Instant::now() >= deadline {
+            kill_group(child.id());
+            let _ = child.wait();
+            return Ok(Ended::TimedOut);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Kills every process of the group the harness leads (it and anything it spawned).
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn ended(status: ExitStatus) -> Ended {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(0), _) => Ended::Finished,
+        (Some(code), _) => Ended::Died(format!("the process exited with code {code}")),
+        (None, Some(signal)) => Ended::Died(format!("the process was killed by signal {signal}{}", signal_name(signal))),
+        (None, None) => Ended::Died("the process ended abnormally".into()),
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        6 => " (SIGABRT: an abort)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV: an invalid memory access)",
+        _ => "",
+    }
+}
+
+/// Reads the events with the right nonce; returns a check that started and
+/// never ended.
+fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<String>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(None);
+    };
+    let mut in_flight = None;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let event: Event = match serde_json::from_str(line) {
+            Ok(e) if Event::nonce(&e) == nonce => e,
+            _ => {
+                run.forged += 1;
+                continue;
+            }
+        };
+        match event {
+            Event::Suite { checks, backend, .. } => {
+                run.checks = checks;
+                run.backend = backend;
+            }
+            Event::Start { check, .. } => in_flight = Some(check),
+            Event::End { check, outcome, seconds, .. } => {
+                in_flight = None;
+                run.outcomes.insert(check, (outcome, seconds));
+            }
+            Event::Done { .. } => {}
+        }
+    }
+    Ok(in_flight)
+}

@@ -1,0 +1,36 @@
+//! `judge list`: every exercise, its status, and the progress count.
+
+use crate::course::Course;
+use crate::exit;
+use crate::progress::{self, Status};
+use anstyle::{AnsiColor, Style};
+use anyhow::Result;
+use std::io::Write;
+use std::path::Path;
+
+/// Prints the exercise table.
+pub(crate) fn list(root: Option<&Path>) -> Result<u8> {
+    let course = Course::open(root)?;
+    let statuses = progress::load(&course);
+    let mut out = anstream::stdout();
+    write_table(&course, &statuses, &mut out)?;
+    Ok(exit::OK)
+}
+
+fn write_table(course: &Course, statuses: &std::collections::BTreeMap<u32, Status>, out: &mut dyn Write) -> Result<()> {
+    let head = Style::new().bold();
+    writeln!(out, "{head}{:<5} {:<44} {:<30} {:<10} {}{head:#}", "id", "title", "chapter", "difficulty", "status")?;
+    for e in &course.manifest.exercises {
+        let status = statuses.get(&e.id).copied().unwrap_or(Status::NotStarted);
+        let style = match status {
+            Status::Passed => AnsiColor::Green.on_default(),
+            Status::Failing => AnsiColor::Red.on_default(),
+            Status::NotStarted => Style::new().dimmed(),
+        };
+        let stars = "★".repeat(e.difficulty.into());
+        writeln!(out, "{:<5} {:<44} {:<30} {:<10} {style}{}{style:#}", e.id, e.title, e.chapter, stars, status.label())?;
+    }
+    let done = statuses.values().filter(|s| **s == Status::Passed).count();
+    writeln!(out, "\nprogress: {done} of {} exercises passed", course.manifest.exercises.len())?;
+    Ok(())
+}

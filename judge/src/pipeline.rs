@@ -1,0 +1,82 @@
+//! Build, run, report: one crate of one exercise against the judge's checks.
+//! `run`, `verify` and `grade` all go through [`judge_crate`].
+
+use crate::course::Course;
+use crate::execute::{RunSpec, execute};
+use crate::harness::{Built, Spec, build};
+use crate::manifest::Exercise;
+use crate::report::{CheckReport, ExerciseReport, Stage};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How to judge a crate.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Options {
+    /// `auto`, `cuda` or `virtual`.
+    pub(crate) backend: String,
+    /// Prebuilt harnesses (from `judge build`) instead of building.
+    pub(crate) prebuilt: Option<PathBuf>,
+    /// Show a spinner while building.
+    pub(crate) progress: bool,
+    /// Where checks may write timelines and traces.
+    pub(crate) artifacts: Option<PathBuf>,
+}
+
+/// Builds `crate_dir` (a crate of `exercise`, in the given `role`) with the
+/// judge's checks, runs them and reports.
+pub(crate) fn judge_crate(
+    course: &Course,
+    exercise: &Exercise,
+    crate_dir: &Path,
+    role: &str,
+    options: &Options,
+) -> Result<ExerciseReport> {
+    let spec = Spec::new(course, exercise, crate_dir, role)?;
+    let binary = match &options.prebuilt {
+        Some(dir) => Built::Binary(prebuilt_binary(dir, &spec.name)?),
+        None => build(course, &spec, options.progress)?,
+    };
+    let binary = match binary {
+        Built::Binary(path) => path,
+        Built::CompileError(log) => return Ok(ExerciseReport::new(exercise, Stage::CompileError { log })),
+    };
+    let run = execute(&RunSpec {
+        binary,
+        backend: options.backend.clone(),
+        timeout: Duration::from_secs(exercise.timeout_s),
+        artifacts: options.artifacts.clone(),
+        scratch: course.scratch("runs"),
+    })?;
+    let stage = match run.failure {
+        Some(reason) => Stage::HarnessFailure { reason },
+        None => Stage::Checked {
+            checks: run
+                .checks
+                .iter()
+                .map(|info| {
+                    let (outcome, seconds) = run.outcomes.get(&info.name).cloned().unwrap_or((judge_harness::Outcome::NotRun, 0.0));
+                    CheckReport { info: info.clone(), outcome, seconds }
+                })
+                .collect(),
+        },
+    };
+    let mut report = ExerciseReport::new(exercise, stage);
+    report.backend = run.backend;
+    report.output = run.output;
+    report.forged_lines = run.forged;
+    Ok(report)
+}
+
+/// The prebuilt harness `name` in `dir`.
+pub(crate) fn prebuilt_binary(dir: &Path, name: &str) -> Result<PathBuf> {
+    let path = dir.join(name);
+    if !path.is_file() {
+        bail!(
+            "no prebuilt harness `{name}` in `{}`; build it on a machine with Rust: `judge build --out {}`",
+            dir.display(),
+            dir.display()
+        );
+    }
+    path.canonicalize().with_context(|| format!("cannot open `{}`", path.display()))
+}

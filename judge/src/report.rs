@@ -1,0 +1,196 @@
+//! Reports: what a run found, as data, and as text for a person.
+
+use crate::manifest::Exercise;
+use anstyle::{AnsiColor, Style};
+use judge_harness::{CheckInfo, Outcome};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// One check's result.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct CheckReport {
+    /// The check.
+    #[serde(flatten)]
+    pub(crate) info: CheckInfo,
+    /// How it ended.
+    pub(crate) outcome: Outcome,
+    /// Wall time, in seconds.
+    pub(crate) seconds: f64,
+}
+
+/// How far a run got.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub(crate) enum Stage {
+    /// The crate did not compile.
+    CompileError {
+        /// The compiler's messages.
+        log: String,
+    },
+    /// The harness could not run the suite at all.
+    HarnessFailure {
+        /// Why.
+        reason: String,
+    },
+    /// The checks ran.
+    Checked {
+        /// Each check, in suite order.
+        checks: Vec<CheckReport>,
+    },
+}
+
+/// Everything about one exercise's run.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ExerciseReport {
+    /// Exercise id.
+    pub(crate) id: u32,
+    /// Exercise title.
+    pub(crate) title: String,
+    /// The chapter that teaches it.
+    pub(crate) chapter: String,
+    /// Points the exercise is worth.
+    pub(crate) max_points: u32,
+    /// `cuda` or `virtual`.
+    pub(crate) backend: String,
+    /// How far it got.
+    #[serde(flatten)]
+    pub(crate) stage: Stage,
+    /// What the learner's code printed.
+    pub(crate) output: String,
+    /// Result lines that did not carry the run's nonce, ignored.
+    pub(crate) forged_lines: usize,
+}
+
+impl ExerciseReport {
+    /// A report with no checks yet, for `exercise`.
+    pub(crate) fn new(exercise: &Exercise, stage: Stage) -> Self {
+        Self {
+            id: exercise.id,
+            title: exercise.title.clone(),
+            chapter: exercise.chapter.clone(),
+            max_points: exercise.points,
+            backend: String::new(),
+            stage,
+            output: String::new(),
+            forged_lines: 0,
+        }
+    }
+
+    /// The checks that ran (none after a compile error).
+    pub(crate) fn checks(&self) -> &[CheckReport] {
+        match &self.stage {
+            Stage::Checked { checks } => checks,
+            _ => &[],
+        }
+    }
+
+    /// True when every check passed.
+    pub(crate) fn passed(&self) -> bool {
+        matches!(&self.stage, Stage::Checked { checks } if !checks.is_empty() && checks.iter().all(|c| c.outcome.passed()))
+    }
+
+    /// Points earned: the exercise's points, split over the checks by their weights.
+    pub(crate) fn score(&self) -> f64 {
+        let checks = self.checks();
+        let total: u32 = checks.iter().map(|c| c.info.points).sum();
+        if total == 0 {
+            return 0.0;
+        }
+        let earned: u32 = checks.iter().filter(|c| c.outcome.passed()).map(|c| c.info.points).sum();
+        f64::from(self.max_points) * f64::from(earned) / f64::from(total)
+    }
+
+    /// The points one check is worth, in the exercise's points.
+    pub(crate) fn check_points(&self, check: &CheckReport) -> f64 {
+        let total: u32 = self.checks().iter().map(|c| c.info.points).sum();
+        if total == 0 { 0.0 } else { f64::from(self.max_points) * f64::from(check.info.points) / f64::from(total) }
+    }
+}
+
+const PASS: Style = AnsiColor::Green.on_default().bold();
+const FAIL: Style = AnsiColor::Red.on_default().bold();
+const DIM: Style = Style::new().dimmed();
+const HEAD: Style = Style::new().bold();
+
+/// Writes `report` for a person: a line per check, and for each failure
+/// what was expected, what happened, where, and where the book explains it.
+pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()> {
+    let backend = if report.backend.is_empty() { String::new() } else { format!(" {DIM}({} backend){DIM:#}", report.backend) };
+    writeln!(out, "{HEAD}exercise {}: {}{HEAD:#}{backend}", report.id, report.title)?;
+    match &report.stage {
+        Stage::CompileError { log } => {
+            writeln!(out, "  {FAIL}✗ your crate does not compile{FAIL:#}")?;
+            for line in log.lines() {
+                writeln!(out, "    {line}")?;
+            }
+        }
+        Stage::HarnessFailure { reason } => writeln!(out, "  {FAIL}✗ the checks could not run: {reason}{FAIL:#}")?,
+        Stage::Checked { checks } => {
+            for check in checks {
+                render_check(check, out)?;
+            }
+        }
+    }
+    render_output(report, out)?;
+    render_summary(report, out)
+}
+
+fn render_check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
+    let info = &check.info;
+    if check.outcome.passed() {
+        return writeln!(out, "  {PASS}✓{PASS:#} {} {DIM}{}{DIM:#}", info.name, info.title);
+    }
+    writeln!(out, "  {FAIL}✗{FAIL:#} {} {DIM}{}{DIM:#}", info.name, info.title)?;
+    match &check.outcome {
+        Outcome::Failed { expected, actual, site, detail } => {
+            writeln!(out, "      expected: {expected}")?;
+            writeln!(out, "      got:      {actual}")?;
+            if let Some(site) = site {
+                writeln!(out, "      at:       {site}")?;
+            }
+            for line in detail.iter().flat_map(|d| d.lines()) {
+                writeln!(out, "      {DIM}│{DIM:#} {line}")?;
+            }
+        }
+        Outcome::Panicked { message, location } => {
+            let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+            writeln!(out, "      panicked{at}: {message}")?;
+            if message.contains("not yet implemented") {
+                writeln!(out, "      (a `todo!()` is still there: that part is yours to write)")?;
+            }
+        }
+        Outcome::TimedOut { limit_s } => {
+            writeln!(out, "      did not finish within the exercise's {limit_s:.0} s limit (an endless loop, or a wait that never ends?)")?
+        }
+        Outcome::Crashed { how } => writeln!(out, "      the process died during this check: {how}")?,
+        Outcome::NotRun => writeln!(out, "      not run: the time limit had passed")?,
+        Outcome::Passed => {}
+    }
+    writeln!(out, "      {DIM}explained in: {}{DIM:#}", info.section)
+}
+
+fn render_output(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()> {
+    if report.forged_lines > 0 {
+        writeln!(out, "  {FAIL}note:{FAIL:#} {} result line(s) without this run's nonce were ignored", report.forged_lines)?;
+    }
+    if report.output.trim().is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "  {DIM}output of your code:{DIM:#}")?;
+    for line in report.output.lines().take(40) {
+        writeln!(out, "  {DIM}│{DIM:#} {line}")?;
+    }
+    Ok(())
+}
+
+fn render_summary(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()> {
+    let checks = report.checks();
+    let passed = checks.iter().filter(|c| c.outcome.passed()).count();
+    if report.passed() {
+        writeln!(out, "{PASS}all {} checks passed{PASS:#}", checks.len())
+    } else if checks.is_empty() {
+        writeln!(out, "{FAIL}not passed{FAIL:#}")
+    } else {
+        writeln!(out, "{FAIL}{passed} of {} checks passed{FAIL:#}; read the chapter sections named above", checks.len())
+    }
+}

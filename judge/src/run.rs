@@ -1,0 +1,51 @@
+//! `judge run ID`: one exercise, the learner's crate or the solution.
+
+use crate::cli::RunArgs;
+use crate::course::Course;
+use crate::exit;
+use crate::pipeline::{Options, judge_crate};
+use crate::progress;
+use crate::report::render;
+use anyhow::{Context, Result};
+use std::io::IsTerminal;
+use std::path::Path;
+
+/// Runs the exercise and prints the report; the exit code says whether it passed.
+pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
+    let course = Course::open(root)?;
+    let exercise = course.manifest.get(&args.id)?.clone();
+    let (dir, role) = if args.solution {
+        (course.solution_dir(&exercise), "solution")
+    } else {
+        (course.exercise_dir(&exercise), "exercise")
+    };
+    let artifacts = course.scratch("artifacts").join(exercise.dir_name());
+    let _ = std::fs::remove_dir_all(&artifacts);
+    let options = Options {
+        backend: args.options.backend.name().into(),
+        prebuilt: args.options.prebuilt.clone(),
+        progress: std::io::stderr().is_terminal(),
+        artifacts: Some(artifacts.clone()),
+    };
+    let report = judge_crate(&course, &exercise, &dir, role, &options)?;
+    render(&report, &mut anstream::stdout())?;
+    if !args.solution {
+        progress::record(&course, exercise.id, report.passed())?;
+    }
+    copy_artifact(&artifacts, "timeline.svg", args.timeline.as_deref())?;
+    copy_artifact(&artifacts, "timeline.json", args.trace.as_deref())?;
+    Ok(if report.passed() { exit::OK } else { exit::FAILED })
+}
+
+/// Copies an artifact the checks wrote to where the learner asked.
+fn copy_artifact(dir: &Path, name: &str, to: Option<&Path>) -> Result<()> {
+    let Some(to) = to else { return Ok(()) };
+    let from = dir.join(name);
+    if !from.is_file() {
+        eprintln!("note: the checks of this exercise drew no timeline, so `{}` was not written", to.display());
+        return Ok(());
+    }
+    std::fs::copy(&from, to).with_context(|| format!("cannot write `{}`", to.display()))?;
+    eprintln!("wrote `{}`", to.display());
+    Ok(())
+}
