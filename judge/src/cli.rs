@@ -35,6 +35,10 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 1)]
         level: usize,
     },
+    /// The author gate: the manifest and the folders agree, every solution
+    /// passes, every untouched starter fails, every known-wrong variant is
+    /// caught with the right diagnosis.
+    Verify(RunOptions),
 }
 
 /// Which backend to run on.
@@ -101,9 +105,16 @@ mod tests {
 
     #[test]
     fn parses_the_verbs() {
-        let cli = Cli::try_parse_from(["judge", "run", "101", "--backend", "virtual", "--solution"]).unwrap();
-        let Command::Run(args) = cli.command else { panic!() };
-        assert_eq!((args.id.as_str(), args.solution, args.options.backend), ("101", true, BackendArg::Virtual));
+        let cli =
+            Cli::try_parse_from(["judge", "run", "101", "--backend", "virtual", "--solution"])
+                .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!()
+        };
+        assert_eq!(
+            (args.id.as_str(), args.solution, args.options.backend),
+            ("101", true, BackendArg::Virtual)
+        );
         let err = Cli::try_parse_from(["judge", "run", "101", "--backend", "metal"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue);
         let err = Cli::try_parse_from(["judge", "frobnicate"]).unwrap_err();

@@ -46,12 +46,16 @@ impl Course {
 
     /// The judge's check suite for `exercise`.
     pub(crate) fn checks_file(&self, exercise: &Exercise) -> PathBuf {
-        self.root.join("judge/checks").join(format!("ex{}.rs", exercise.id))
+        self.root
+            .join("judge/checks")
+            .join(format!("ex{}.rs", exercise.id))
     }
 
     /// The known-wrong variants of `exercise`: one `lib.rs` per mistake.
     pub(crate) fn variants_dir(&self, exercise: &Exercise) -> PathBuf {
-        self.root.join("judge/variants").join(exercise.id.to_string())
+        self.root
+            .join("judge/variants")
+            .join(exercise.id.to_string())
     }
 
     /// The learner's progress file.
@@ -76,7 +80,10 @@ impl Course {
 fn tools_dir() -> PathBuf {
     match std::env::var_os("JUDGE_TOOLS") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("judge/ has a parent").to_path_buf(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("judge/ has a parent")
+            .to_path_buf(),
     }
 }
 

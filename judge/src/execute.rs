@@ -53,7 +53,8 @@ const OUTPUT_LIMIT: usize = 64 << 10;
 /// Runs the suite, retrying after a crash, until every check has an outcome
 /// or the deadline passes.
 pub(crate) fn execute(spec: &RunSpec) -> Result<Execution> {
-    std::fs::create_dir_all(&spec.scratch).with_context(|| format!("cannot create `{}`", spec.scratch.display()))?;
+    std::fs::create_dir_all(&spec.scratch)
+        .with_context(|| format!("cannot create `{}`", spec.scratch.display()))?;
     let deadline = Instant::now() + spec.timeout;
     let mut run = Execution::default();
     let mut only: Option<Vec<String>> = None;
@@ -67,7 +68,9 @@ pub(crate) fn execute(spec: &RunSpec) -> Result<Execution> {
             .collect();
         if pending.is_empty() || run.checks.is_empty() {
             if run.checks.is_empty() && run.failure.is_none() {
-                run.failure = Some(format!("the harness ended ({attempt}) before listing its checks"));
+                run.failure = Some(format!(
+                    "the harness ended ({attempt}) before listing its checks"
+                ));
             }
             return Ok(run);
         }
@@ -99,9 +102,16 @@ impl std::fmt::Display for Ended {
     }
 }
 
-fn attempt(spec: &RunSpec, only: Option<Vec<String>>, deadline: Instant, run: &mut Execution) -> Result<Ended> {
+fn attempt(
+    spec: &RunSpec,
+    only: Option<Vec<String>>,
+    deadline: Instant,
+    run: &mut Execution,
+) -> Result<Ended> {
     let nonce = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
-    let results = spec.scratch.join(format!("results-{:016x}.jsonl", fastrand::u64(..)));
+    let results = spec
+        .scratch
+        .join(format!("results-{:016x}.jsonl", fastrand::u64(..)));
     let setup = Setup {
         nonce: nonce.clone(),
         results: results.clone(),
@@ -118,9 +128,13 @@ fn attempt(spec: &RunSpec, only: Option<Vec<String>>, deadline: Instant, run: &m
     let _ = std::fs::remove_file(&results);
     if let Some(check) = in_flight {
         let outcome = match &ended {
-            Ended::TimedOut => Outcome::TimedOut { limit_s: spec.timeout.as_secs_f64() },
+            Ended::TimedOut => Outcome::TimedOut {
+                limit_s: spec.timeout.as_secs_f64(),
+            },
             Ended::Died(how) => Outcome::Crashed { how: how.clone() },
-            Ended::Finished => Outcome::Crashed { how: "the process exited in the middle of the check".into() },
+            Ended::Finished => Outcome::Crashed {
+                how: "the process exited in the middle of the check".into(),
+            },
         };
         run.outcomes.insert(check, (outcome, 0.0));
     }
@@ -178,7 +192,10 @@ fn append_output(all: &mut String, more: &str) {
         all.push_str(more);
     }
     if all.len() > OUTPUT_LIMIT {
-        let cut = (0..=OUTPUT_LIMIT).rev().find(|&i| all.is_char_boundary(i)).unwrap_or(0);
+        let cut = (0..=OUTPUT_LIMIT)
+            .rev()
+            .find(|&i| all.is_char_boundary(i))
+            .unwrap_or(0);
         all.truncate(cut);
         all.push_str("\n[output cut]\n");
     }
@@ -213,7 +230,10 @@ fn ended(status: ExitStatus) -> Ended {
     match (status.code(), status.signal()) {
         (Some(0), _) => Ended::Finished,
         (Some(code), _) => Ended::Died(format!("the process exited with code {code}")),
-        (None, Some(signal)) => Ended::Died(format!("the process was killed by signal {signal}{}", signal_name(signal))),
+        (None, Some(signal)) => Ended::Died(format!(
+            "the process was killed by signal {signal}{}",
+            signal_name(signal)
+        )),
         (None, None) => Ended::Died("the process ended abnormally".into()),
     }
 }
@@ -243,12 +263,19 @@ fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<S
             }
         };
         match event {
-            Event::Suite { checks, backend, .. } => {
+            Event::Suite {
+                checks, backend, ..
+            } => {
                 run.checks = checks;
                 run.backend = backend;
             }
             Event::Start { check, .. } => in_flight = Some(check),
-            Event::End { check, outcome, seconds, .. } => {
+            Event::End {
+                check,
+                outcome,
+                seconds,
+                ..
+            } => {
                 in_flight = None;
                 run.outcomes.insert(check, (outcome, seconds));
             }

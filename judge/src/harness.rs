@@ -47,9 +47,17 @@ pub(crate) enum Built {
 impl Spec {
     /// The spec for `crate_dir`, a crate of `exercise`; `role` names it
     /// (`exercise`, `solution`, a variant, a submission).
-    pub(crate) fn new(course: &Course, exercise: &Exercise, crate_dir: &Path, role: &str) -> Result<Self> {
+    pub(crate) fn new(
+        course: &Course,
+        exercise: &Exercise,
+        crate_dir: &Path,
+        role: &str,
+    ) -> Result<Self> {
         let package = package_name(crate_dir)?;
-        let role: String = role.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        let role: String = role
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
         let name = format!("harness-{}-{role}", exercise.id);
         Ok(Self {
             package_name: format!("{name}-{:08x}", path_hash(crate_dir)),
@@ -64,14 +72,18 @@ impl Spec {
 
 /// A stable 32-bit FNV-1a hash of a path.
 fn path_hash(path: &Path) -> u32 {
-    path.to_string_lossy().bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
+    path.to_string_lossy().bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// Reads `[package] name` from `dir/Cargo.toml`.
 fn package_name(dir: &Path) -> Result<String> {
     let path = dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    let value: toml::Value = toml::from_str(&text).with_context(|| format!("`{}` is not valid TOML", path.display()))?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    let value: toml::Value =
+        toml::from_str(&text).with_context(|| format!("`{}` is not valid TOML", path.display()))?;
     value
         .get("package")
         .and_then(|p| p.get("name"))
@@ -83,7 +95,10 @@ fn package_name(dir: &Path) -> Result<String> {
 /// Writes the harness crate; returns its manifest path.
 pub(crate) fn generate(course: &Course, spec: &Spec) -> Result<PathBuf> {
     if !spec.checks.is_file() {
-        bail!("the check suite `{}` is missing; the judge cannot check this exercise", spec.checks.display());
+        bail!(
+            "the check suite `{}` is missing; the judge cannot check this exercise",
+            spec.checks.display()
+        );
     }
     let dir = course.scratch("harness").join(&spec.package_name);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
@@ -125,7 +140,8 @@ incremental = true
     write_if_changed(&dir.join("main.rs"), &main)?;
     let lock = course.tools.join("Cargo.lock");
     if lock.is_file() && !dir.join("Cargo.lock").is_file() {
-        std::fs::copy(&lock, dir.join("Cargo.lock")).context("cannot copy Cargo.lock into the harness")?;
+        std::fs::copy(&lock, dir.join("Cargo.lock"))
+            .context("cannot copy Cargo.lock into the harness")?;
     }
     Ok(dir.join("Cargo.toml"))
 }
@@ -141,9 +157,19 @@ fn write_if_changed(path: &Path, text: &str) -> Result<()> {
 /// Builds the harness of `spec` in release mode, showing a spinner on a terminal.
 pub(crate) fn build(course: &Course, spec: &Spec, show_progress: bool) -> Result<Built> {
     let manifest = generate(course, spec)?;
-    let spinner = show_progress.then(|| spinner(&format!("building {} with the judge's checks", spec.package)));
+    let spinner = show_progress.then(|| {
+        spinner(&format!(
+            "building {} with the judge's checks",
+            spec.package
+        ))
+    });
     let mut child = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--message-format=json-diagnostic-rendered-ansi", "--manifest-path"])
+        .args([
+            "build",
+            "--release",
+            "--message-format=json-diagnostic-rendered-ansi",
+            "--manifest-path",
+        ])
         .arg(&manifest)
         .env("CARGO_TARGET_DIR", course.target_dir())
         .stdin(Stdio::null())
@@ -178,10 +204,21 @@ pub(crate) fn build(course: &Course, spec: &Spec, show_progress: bool) -> Result
 }
 
 /// Collects compiler errors and the harness executable from one JSON line of cargo.
-fn read_cargo_line(line: &str, name: &str, messages: &mut Vec<String>, binary: &mut Option<PathBuf>) {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { return };
+fn read_cargo_line(
+    line: &str,
+    name: &str,
+    messages: &mut Vec<String>,
+    binary: &mut Option<PathBuf>,
+) {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        return;
+    };
     match v["reason"].as_str() {
-        Some("compiler-message") if v["message"]["level"].as_str().is_some_and(|l| l.starts_with("error")) => {
+        Some("compiler-message")
+            if v["message"]["level"]
+                .as_str()
+                .is_some_and(|l| l.starts_with("error")) =>
+        {
             if let Some(text) = v["message"]["rendered"].as_str() {
                 messages.push(text.trim_end().to_string());
             }
@@ -197,7 +234,9 @@ fn read_cargo_line(line: &str, name: &str, messages: &mut Vec<String>, binary: &
 
 fn spinner(message: &str) -> ProgressBar {
     let bar = ProgressBar::new_spinner();
-    bar.set_style(ProgressStyle::with_template("{spinner} {msg} [{elapsed}]").expect("a valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{elapsed}]").expect("a valid template"),
+    );
     bar.set_message(message.to_string());
     bar.enable_steady_tick(Duration::from_millis(100));
     bar

@@ -11,13 +11,20 @@ pub(crate) fn hint(root: Option<&Path>, id: &str, level: usize) -> Result<u8> {
     let exercise = course.manifest.get(id)?;
     let count = exercise.hints.len();
     if level == 0 || level > count {
-        bail!("exercise {} has hints at levels 1 to {count}; `--level {level}` is not one of them", exercise.id);
+        bail!(
+            "exercise {} has hints at levels 1 to {count}; `--level {level}` is not one of them",
+            exercise.id
+        );
     }
     for (i, hint) in exercise.hints.iter().take(level).enumerate() {
         println!("hint {} of {count}: {hint}", i + 1);
     }
     if level < count {
-        println!("(more detail: `judge hint {} --level {}`)", exercise.id, level + 1);
+        println!(
+            "(more detail: `judge hint {} --level {}`)",
+            exercise.id,
+            level + 1
+        );
     }
     Ok(exit::OK)
 }

@@ -17,9 +17,17 @@ pub(crate) fn list(root: Option<&Path>) -> Result<u8> {
     Ok(exit::OK)
 }
 
-fn write_table(course: &Course, statuses: &std::collections::BTreeMap<u32, Status>, out: &mut dyn Write) -> Result<()> {
+fn write_table(
+    course: &Course,
+    statuses: &std::collections::BTreeMap<u32, Status>,
+    out: &mut dyn Write,
+) -> Result<()> {
     let head = Style::new().bold();
-    writeln!(out, "{head}{:<5} {:<44} {:<30} {:<10} {}{head:#}", "id", "title", "chapter", "difficulty", "status")?;
+    writeln!(
+        out,
+        "{head}{:<5} {:<44} {:<30} {:<10} {:<4} {}{head:#}",
+        "id", "title", "chapter", "difficulty", "gpu", "status"
+    )?;
     for e in &course.manifest.exercises {
         let status = statuses.get(&e.id).copied().unwrap_or(Status::NotStarted);
         let style = match status {
@@ -28,9 +36,22 @@ fn write_table(course: &Course, statuses: &std::collections::BTreeMap<u32, Statu
             Status::NotStarted => Style::new().dimmed(),
         };
         let stars = "★".repeat(e.difficulty.into());
-        writeln!(out, "{:<5} {:<44} {:<30} {:<10} {style}{}{style:#}", e.id, e.title, e.chapter, stars, status.label())?;
+        let gpu = if e.gpu { "yes" } else { "-" };
+        writeln!(
+            out,
+            "{:<5} {:<44} {:<30} {:<10} {gpu:<4} {style}{}{style:#}",
+            e.id,
+            e.title,
+            e.chapter,
+            stars,
+            status.label()
+        )?;
     }
     let done = statuses.values().filter(|s| **s == Status::Passed).count();
-    writeln!(out, "\nprogress: {done} of {} exercises passed", course.manifest.exercises.len())?;
+    writeln!(
+        out,
+        "\nprogress: {done} of {} exercises passed",
+        course.manifest.exercises.len()
+    )?;
     Ok(())
 }

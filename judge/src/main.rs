@@ -16,6 +16,7 @@ mod pipeline;
 mod progress;
 mod report;
 mod run;
+mod verify;
 
 use clap::Parser;
 use cli::{Cli, Command};
@@ -34,11 +35,22 @@ pub(crate) mod exit {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
+        }
+    };
     let result = match &cli.command {
         Command::List => list::list(cli.root.as_deref()),
         Command::Run(args) => run::run(cli.root.as_deref(), args),
         Command::Hint { id, level } => hint::hint(cli.root.as_deref(), id, *level),
+        Command::Verify(options) => verify::verify(cli.root.as_deref(), options),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -61,15 +61,20 @@ impl Manifest {
     pub(crate) fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the exercise manifest `{}`", path.display()))?;
-        let manifest: Manifest =
-            toml::from_str(&text).with_context(|| format!("`{}` is not a valid exercise manifest", path.display()))?;
-        manifest.validate().with_context(|| format!("in `{}`", path.display()))?;
+        let manifest: Manifest = toml::from_str(&text)
+            .with_context(|| format!("`{}` is not a valid exercise manifest", path.display()))?;
+        manifest
+            .validate()
+            .with_context(|| format!("in `{}`", path.display()))?;
         Ok(manifest)
     }
 
     fn validate(&self) -> Result<()> {
         if self.format != FORMAT {
-            bail!("manifest format {} is not supported; this judge reads format {FORMAT}", self.format);
+            bail!(
+                "manifest format {} is not supported; this judge reads format {FORMAT}",
+                self.format
+            );
         }
         let mut seen = std::collections::BTreeSet::new();
         for e in &self.exercises {
@@ -79,15 +84,25 @@ impl Manifest {
             if !seen.insert(e.id) {
                 bail!("exercise id `{}` appears twice", e.id);
             }
-            let slug_ok = !e.slug.is_empty() && e.slug.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            let slug_ok = !e.slug.is_empty()
+                && e.slug
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
             if !slug_ok {
-                bail!("exercise {}: slug `{}` must be lowercase letters, digits and `-`", e.id, e.slug);
+                bail!(
+                    "exercise {}: slug `{}` must be lowercase letters, digits and `-`",
+                    e.id,
+                    e.slug
+                );
             }
             if e.hints.is_empty() {
                 bail!("exercise {}: give at least one hint", e.id);
             }
             if !(1..=5).contains(&e.difficulty) || e.timeout_s == 0 {
-                bail!("exercise {}: difficulty must be 1 to 5 and `timeout_s` positive", e.id);
+                bail!(
+                    "exercise {}: difficulty must be 1 to 5 and `timeout_s` positive",
+                    e.id
+                );
             }
         }
         Ok(())
@@ -104,7 +119,10 @@ impl Manifest {
                 if known.is_empty() {
                     format!("exercise `{wanted}` not found: the manifest lists no exercises yet")
                 } else {
-                    format!("exercise `{wanted}` not found (known exercises: {})", known.join(", "))
+                    format!(
+                        "exercise `{wanted}` not found (known exercises: {})",
+                        known.join(", ")
+                    )
                 }
             })
     }
@@ -147,11 +165,21 @@ hints = ["think of pools"]
     #[test]
     fn rejects_bad_entries() {
         let dup = format!("{ONE}{}", ONE.replace("format = 1", ""));
-        assert!(parse(&dup).unwrap_err().to_string().contains("appears twice"));
+        assert!(
+            parse(&dup)
+                .unwrap_err()
+                .to_string()
+                .contains("appears twice")
+        );
         assert!(parse(&ONE.replace("hints = [\"think of pools\"]", "hints = []")).is_err());
         assert!(parse(&ONE.replace("id = 101", "id = 7")).is_err());
         assert!(parse(&ONE.replace("format = 1", "format = 2")).is_err());
-        assert!(parse(&ONE.replace("slug = \"caching-allocator\"", "slug = \"Bad Slug\"")).is_err());
-        assert!(parse(&ONE.replace("lib =", "library =")).is_err(), "unknown fields are refused");
+        assert!(
+            parse(&ONE.replace("slug = \"caching-allocator\"", "slug = \"Bad Slug\"")).is_err()
+        );
+        assert!(
+            parse(&ONE.replace("lib =", "library =")).is_err(),
+            "unknown fields are refused"
+        );
     }
 }

@@ -39,7 +39,9 @@ pub(crate) fn judge_crate(
     };
     let binary = match binary {
         Built::Binary(path) => path,
-        Built::CompileError(log) => return Ok(ExerciseReport::new(exercise, Stage::CompileError { log })),
+        Built::CompileError(log) => {
+            return Ok(ExerciseReport::new(exercise, Stage::CompileError { log }));
+        }
     };
     let run = execute(&RunSpec {
         binary,
@@ -55,8 +57,16 @@ pub(crate) fn judge_crate(
                 .checks
                 .iter()
                 .map(|info| {
-                    let (outcome, seconds) = run.outcomes.get(&info.name).cloned().unwrap_or((judge_harness::Outcome::NotRun, 0.0));
-                    CheckReport { info: info.clone(), outcome, seconds }
+                    let (outcome, seconds) = run
+                        .outcomes
+                        .get(&info.name)
+                        .cloned()
+                        .unwrap_or((judge_harness::Outcome::NotRun, 0.0));
+                    CheckReport {
+                        info: info.clone(),
+                        outcome,
+                        seconds,
+                    }
                 })
                 .collect(),
         },
@@ -78,5 +88,6 @@ pub(crate) fn prebuilt_binary(dir: &Path, name: &str) -> Result<PathBuf> {
             dir.display()
         );
     }
-    path.canonicalize().with_context(|| format!("cannot open `{}`", path.display()))
+    path.canonicalize()
+        .with_context(|| format!("cannot open `{}`", path.display()))
 }

@@ -96,14 +96,22 @@ impl ExerciseReport {
         if total == 0 {
             return 0.0;
         }
-        let earned: u32 = checks.iter().filter(|c| c.outcome.passed()).map(|c| c.info.points).sum();
+        let earned: u32 = checks
+            .iter()
+            .filter(|c| c.outcome.passed())
+            .map(|c| c.info.points)
+            .sum();
         f64::from(self.max_points) * f64::from(earned) / f64::from(total)
     }
 
     /// The points one check is worth, in the exercise's points.
     pub(crate) fn check_points(&self, check: &CheckReport) -> f64 {
         let total: u32 = self.checks().iter().map(|c| c.info.points).sum();
-        if total == 0 { 0.0 } else { f64::from(self.max_points) * f64::from(check.info.points) / f64::from(total) }
+        if total == 0 {
+            0.0
+        } else {
+            f64::from(self.max_points) * f64::from(check.info.points) / f64::from(total)
+        }
     }
 }
 
@@ -115,8 +123,16 @@ const HEAD: Style = Style::new().bold();
 /// Writes `report` for a person: a line per check, and for each failure
 /// what was expected, what happened, where, and where the book explains it.
 pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()> {
-    let backend = if report.backend.is_empty() { String::new() } else { format!(" {DIM}({} backend){DIM:#}", report.backend) };
-    writeln!(out, "{HEAD}exercise {}: {}{HEAD:#}{backend}", report.id, report.title)?;
+    let backend = if report.backend.is_empty() {
+        String::new()
+    } else {
+        format!(" {DIM}({} backend){DIM:#}", report.backend)
+    };
+    writeln!(
+        out,
+        "{HEAD}exercise {}: {}{HEAD:#}{backend}",
+        report.id, report.title
+    )?;
     match &report.stage {
         Stage::CompileError { log } => {
             writeln!(out, "  {FAIL}✗ your crate does not compile{FAIL:#}")?;
@@ -124,7 +140,9 @@ pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result
                 writeln!(out, "    {line}")?;
             }
         }
-        Stage::HarnessFailure { reason } => writeln!(out, "  {FAIL}✗ the checks could not run: {reason}{FAIL:#}")?,
+        Stage::HarnessFailure { reason } => {
+            writeln!(out, "  {FAIL}✗ the checks could not run: {reason}{FAIL:#}")?
+        }
         Stage::Checked { checks } => {
             for check in checks {
                 render_check(check, out)?;
@@ -138,11 +156,24 @@ pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result
 fn render_check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
     let info = &check.info;
     if check.outcome.passed() {
-        return writeln!(out, "  {PASS}✓{PASS:#} {} {DIM}{}{DIM:#}", info.name, info.title);
+        return writeln!(
+            out,
+            "  {PASS}✓{PASS:#} {} {DIM}{}{DIM:#}",
+            info.name, info.title
+        );
     }
-    writeln!(out, "  {FAIL}✗{FAIL:#} {} {DIM}{}{DIM:#}", info.name, info.title)?;
+    writeln!(
+        out,
+        "  {FAIL}✗{FAIL:#} {} {DIM}{}{DIM:#}",
+        info.name, info.title
+    )?;
     match &check.outcome {
-        Outcome::Failed { expected, actual, site, detail } => {
+        Outcome::Failed {
+            expected,
+            actual,
+            site,
+            detail,
+        } => {
             writeln!(out, "      expected: {expected}")?;
             writeln!(out, "      got:      {actual}")?;
             if let Some(site) = site {
@@ -156,13 +187,19 @@ fn render_check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
             let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
             writeln!(out, "      panicked{at}: {message}")?;
             if message.contains("not yet implemented") {
-                writeln!(out, "      (a `todo!()` is still there: that part is yours to write)")?;
+                writeln!(
+                    out,
+                    "      (a `todo!()` is still there: that part is yours to write)"
+                )?;
             }
         }
-        Outcome::TimedOut { limit_s } => {
-            writeln!(out, "      did not finish within the exercise's {limit_s:.0} s limit (an endless loop, or a wait that never ends?)")?
+        Outcome::TimedOut { limit_s } => writeln!(
+            out,
+            "      did not finish within the exercise's {limit_s:.0} s limit (an endless loop, or a wait that never ends?)"
+        )?,
+        Outcome::Crashed { how } => {
+            writeln!(out, "      the process died during this check: {how}")?
         }
-        Outcome::Crashed { how } => writeln!(out, "      the process died during this check: {how}")?,
         Outcome::NotRun => writeln!(out, "      not run: the time limit had passed")?,
         Outcome::Passed => {}
     }
@@ -171,7 +208,11 @@ fn render_check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
 
 fn render_output(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()> {
     if report.forged_lines > 0 {
-        writeln!(out, "  {FAIL}note:{FAIL:#} {} result line(s) without this run's nonce were ignored", report.forged_lines)?;
+        writeln!(
+            out,
+            "  {FAIL}note:{FAIL:#} {} result line(s) without this run's nonce were ignored",
+            report.forged_lines
+        )?;
     }
     if report.output.trim().is_empty() {
         return Ok(());
@@ -191,6 +232,10 @@ fn render_summary(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()
     } else if checks.is_empty() {
         writeln!(out, "{FAIL}not passed{FAIL:#}")
     } else {
-        writeln!(out, "{FAIL}{passed} of {} checks passed{FAIL:#}; read the chapter sections named above", checks.len())
+        writeln!(
+            out,
+            "{FAIL}{passed} of {} checks passed{FAIL:#}; read the chapter sections named above",
+            checks.len()
+        )
     }
 }

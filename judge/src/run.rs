@@ -34,7 +34,11 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
     }
     copy_artifact(&artifacts, "timeline.svg", args.timeline.as_deref())?;
     copy_artifact(&artifacts, "timeline.json", args.trace.as_deref())?;
-    Ok(if report.passed() { exit::OK } else { exit::FAILED })
+    Ok(if report.passed() {
+        exit::OK
+    } else {
+        exit::FAILED
+    })
 }
 
 /// Copies an artifact the checks wrote to where the learner asked.
@@ -42,7 +46,10 @@ fn copy_artifact(dir: &Path, name: &str, to: Option<&Path>) -> Result<()> {
     let Some(to) = to else { return Ok(()) };
     let from = dir.join(name);
     if !from.is_file() {
-        eprintln!("note: the checks of this exercise drew no timeline, so `{}` was not written", to.display());
+        eprintln!(
+            "note: the checks of this exercise drew no timeline, so `{}` was not written",
+            to.display()
+        );
         return Ok(());
     }
     std::fs::copy(&from, to).with_context(|| format!("cannot write `{}`", to.display()))?;

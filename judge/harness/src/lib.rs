@@ -125,10 +125,17 @@ impl From<gpu::GpuError> for Failure {
 }
 
 /// Fails with `expected`/`actual` unless `left == right`.
-pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(left: T, right: T, what: &str) -> Result<(), Failure> {
+pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(
+    left: T,
+    right: T,
+    what: &str,
+) -> Result<(), Failure> {
     if left == right {
         Ok(())
     } else {
-        Err(Failure::new(format!("{what}: {right:?}"), format!("{left:?}")))
+        Err(Failure::new(
+            format!("{what}: {right:?}"),
+            format!("{left:?}"),
+        ))
     }
 }

@@ -126,9 +126,10 @@ impl Event {
     /// The nonce the event carries.
     pub fn nonce(&self) -> &str {
         match self {
-            Self::Suite { nonce, .. } | Self::Start { nonce, .. } | Self::End { nonce, .. } | Self::Done { nonce } => {
-                nonce
-            }
+            Self::Suite { nonce, .. }
+            | Self::Start { nonce, .. }
+            | Self::End { nonce, .. }
+            | Self::Done { nonce } => nonce,
         }
     }
 }

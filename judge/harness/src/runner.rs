@@ -18,37 +18,70 @@ thread_local! {
 /// The harness's `main`: reads the setup from stdin, runs `suite`, reports.
 pub fn main(suite: &[Check]) -> ExitCode {
     let mut line = String::new();
-    let setup: Setup = match std::io::stdin().lock().read_line(&mut line).map(|_| serde_json::from_str(&line)) {
+    let setup: Setup = match std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map(|_| serde_json::from_str(&line))
+    {
         Ok(Ok(setup)) => setup,
         _ => {
-            eprintln!("error: this is a judge harness; run it through `judge run`, which sends its setup on stdin");
+            eprintln!(
+                "error: this is a judge harness; run it through `judge run`, which sends its setup on stdin"
+            );
             return ExitCode::from(2);
         }
     };
     match run(suite, &setup) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: cannot write the results file `{}`: {e}", setup.results.display());
+            eprintln!(
+                "error: cannot write the results file `{}`: {e}",
+                setup.results.display()
+            );
             ExitCode::from(3)
         }
     }
 }
 
 fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
-    let mut out = OpenOptions::new().create(true).append(true).open(&setup.results)?;
+    let mut out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&setup.results)?;
     let backend: Backend = setup.backend.parse().unwrap_or(Backend::Auto);
     let ctx = Ctx::new(backend, setup.artifacts.clone());
     let nonce = setup.nonce.clone();
     let checks = suite.iter().map(info).collect();
     let backend_name = resolved_backend(backend);
-    emit(&mut out, &Event::Suite { nonce: nonce.clone(), checks, backend: backend_name })?;
+    emit(
+        &mut out,
+        &Event::Suite {
+            nonce: nonce.clone(),
+            checks,
+            backend: backend_name,
+        },
+    )?;
     install_panic_hook();
     for check in suite.iter().filter(|c| wanted(setup, c.name)) {
-        emit(&mut out, &Event::Start { nonce: nonce.clone(), check: check.name.into() })?;
+        emit(
+            &mut out,
+            &Event::Start {
+                nonce: nonce.clone(),
+                check: check.name.into(),
+            },
+        )?;
         let started = Instant::now();
         let outcome = run_one(check, &ctx);
         let seconds = started.elapsed().as_secs_f64();
-        emit(&mut out, &Event::End { nonce: nonce.clone(), check: check.name.into(), outcome, seconds })?;
+        emit(
+            &mut out,
+            &Event::End {
+                nonce: nonce.clone(),
+                check: check.name.into(),
+                outcome,
+                seconds,
+            },
+        )?;
     }
     emit(&mut out, &Event::Done { nonce })
 }
@@ -65,7 +98,10 @@ fn resolved_backend(backend: Backend) -> String {
 }
 
 fn wanted(setup: &Setup, name: &str) -> bool {
-    setup.only.as_ref().is_none_or(|only| only.iter().any(|n| n == name))
+    setup
+        .only
+        .as_ref()
+        .is_none_or(|only| only.iter().any(|n| n == name))
 }
 
 fn info(check: &Check) -> CheckInfo {
@@ -81,7 +117,17 @@ fn run_one(check: &Check, ctx: &Ctx) -> Outcome {
     PANIC_AT.with(|p| p.borrow_mut().take());
     match panic::catch_unwind(AssertUnwindSafe(|| (check.run)(ctx))) {
         Ok(Ok(())) => Outcome::Passed,
-        Ok(Err(Failure { expected, actual, site, detail })) => Outcome::Failed { expected, actual, site, detail },
+        Ok(Err(Failure {
+            expected,
+            actual,
+            site,
+            detail,
+        })) => Outcome::Failed {
+            expected,
+            actual,
+            site,
+            detail,
+        },
         Err(payload) => Outcome::Panicked {
             message: panic_message(payload.as_ref()),
             location: PANIC_AT.with(|p| p.borrow_mut().take()),
@@ -105,7 +151,11 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 fn install_panic_hook() {
     panic::set_hook(Box::new(move |info| {
         if let Some(loc) = info.location() {
-            let site = CallSite { file: leak(loc.file()), line: loc.line(), column: loc.column() };
+            let site = CallSite {
+                file: leak(loc.file()),
+                line: loc.line(),
+                column: loc.column(),
+            };
             PANIC_AT.with(|p| *p.borrow_mut() = Some(site));
         }
     }));

@@ -8,4 +8,6 @@
 
 mod support;
 
+mod list;
 mod run;
+mod verify;

@@ -25,9 +25,22 @@ fn a_compile_error_shows_the_compilers_message() {
     let course = Course::fixture();
     let out = course.judge(&["run", "903"]);
     assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("your crate does not compile"), "{}", out.stdout);
-    assert!(out.stdout.contains("error[E0277]: cannot add `&str` to `i32`"), "{}", out.stdout);
-    assert!(out.stdout.contains("903-compile-error/src/lib.rs:4:7"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("your crate does not compile"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("error[E0277]: cannot add `&str` to `i32`"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("903-compile-error/src/lib.rs:4:7"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -45,17 +58,28 @@ fn an_endless_loop_times_out_and_its_whole_process_group_is_killed() {
     let started = std::time::Instant::now();
     let out = course.judge_with(&["run", "905"], &[("FIXTURE_PID_FILE", &pid_file)]);
     assert_eq!(out.code, 1);
-    assert!(started.elapsed().as_secs() < 60, "the 3 s limit was enforced");
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "the 3 s limit was enforced"
+    );
     insta::assert_snapshot!(course.redact(&out.stdout));
-    let pid = std::fs::read_to_string(&pid_file).expect("the learner code started a helper process");
-    assert!(gone(pid.trim()), "the helper process {pid} the learner code started is still alive");
+    let pid =
+        std::fs::read_to_string(&pid_file).expect("the learner code started a helper process");
+    assert!(
+        gone(pid.trim()),
+        "the helper process {pid} the learner code started is still alive"
+    );
 }
 
 /// Whether process `pid` has ended (waiting up to two seconds for the kill to land).
 fn gone(pid: &str) -> bool {
     (0..40).any(|_| {
-        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|stat| !stat.split_whitespace().nth(2).is_some_and(|state| state == "Z"));
+        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .split_whitespace()
+                .nth(2)
+                .is_some_and(|state| state == "Z")
+        });
         if alive {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
@@ -68,8 +92,16 @@ fn a_forged_verdict_printed_by_learner_code_is_not_believed() {
     let course = Course::fixture();
     let out = course.judge(&["run", "906"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(out.stdout.contains("0 of 3 checks passed"), "{}", out.stdout);
-    assert!(out.stdout.contains("test result: ok. all checks passed"), "shown as output: {}", out.stdout);
+    assert!(
+        out.stdout.contains("0 of 3 checks passed"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("test result: ok. all checks passed"),
+        "shown as output: {}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -104,9 +136,21 @@ fn the_timeline_of_a_run_is_written() {
     let course = Course::fixture();
     let svg = course.root.join("mine.svg");
     let json = course.root.join("mine.json");
-    let out = course.judge(&["run", "901", "--timeline", svg.to_str().unwrap(), "--trace", json.to_str().unwrap()]);
+    let out = course.judge(&[
+        "run",
+        "901",
+        "--timeline",
+        svg.to_str().unwrap(),
+        "--trace",
+        json.to_str().unwrap(),
+    ]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
-    let trace: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert!(trace["traceEvents"].as_array().is_some_and(|e| !e.is_empty()));
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        trace["traceEvents"]
+            .as_array()
+            .is_some_and(|e| !e.is_empty())
+    );
 }

@@ -22,7 +22,10 @@ impl Course {
     pub(crate) fn fixture() -> Self {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let root = dir.path().join("course");
-        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/course"), &root);
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/course"),
+            &root,
+        );
         Self { root, _dir: dir }
     }
 
@@ -53,7 +56,8 @@ impl Course {
     /// `text` with this course's path and timings replaced by stable markers.
     pub(crate) fn redact(&self, text: &str) -> String {
         let root = self.root.display().to_string();
-        text.replace(&root, "[COURSE]").replace(env!("CARGO_MANIFEST_DIR"), "[JUDGE]")
+        text.replace(&root, "[COURSE]")
+            .replace(env!("CARGO_MANIFEST_DIR"), "[JUDGE]")
     }
 }
 

@@ -1,0 +1,99 @@
+//! `judge verify`: the author gate on a small, proper course.
+
+use crate::support::Course;
+use std::fs;
+
+/// The fixture course cut down to a proper course: exercises 902 (a wrong
+/// starter) and 904 (a `todo!()` starter), each with a statement, and a
+/// known-wrong variant of 902.
+fn proper_course(diagnosis: &str) -> Course {
+    let course = Course::fixture();
+    let root = &course.root;
+    let manifest = fs::read_to_string(root.join("exercises/info.toml")).unwrap();
+    let kept: Vec<&str> = manifest
+        .split("[[exercise]]")
+        .filter(|block| {
+            !block.contains("id = ") || block.contains("id = 902") || block.contains("id = 904")
+        })
+        .collect();
+    fs::write(root.join("exercises/info.toml"), kept.join("[[exercise]]")).unwrap();
+    for dir in fs::read_dir(root.join("exercises"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+    {
+        let keep =
+            dir.ends_with("902-wrong-answer") || dir.ends_with("904-panics") || dir.is_file();
+        if !keep {
+            fs::remove_dir_all(&dir).unwrap();
+            fs::remove_dir_all(root.join("solutions").join(dir.file_name().unwrap())).unwrap();
+        } else if dir.is_dir() {
+            fs::write(dir.join("README.md"), "# The statement\n").unwrap();
+        }
+    }
+    let variants = root.join("judge/variants/902");
+    fs::create_dir_all(&variants).unwrap();
+    let variant = format!(
+        "//! mistake: subtracts instead of adding\n//! fails: adds_small_numbers, adds_zero\n//! says: {diagnosis}\n/// Adds, wrongly.\npub fn add(a: i32, b: i32) -> i32 {{\n    a - b\n}}\n"
+    );
+    fs::write(variants.join("subtracts.rs"), variant).unwrap();
+    course
+}
+
+#[test]
+fn a_proper_course_is_in_order() {
+    let course = proper_course("got -1");
+    let out = course.judge(&["verify"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    insta::assert_snapshot!(course.redact(&out.stdout));
+}
+
+#[test]
+fn a_variant_without_its_diagnosis_is_reported() {
+    let course = proper_course("banana");
+    let out = course.judge(&["verify"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("✗ 902: the variant `subtracts` (subtracts instead of adding) is caught"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("the failing checks never say `banana`"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_solved_starter_and_an_unlisted_folder_are_reported() {
+    let course = proper_course("got -1");
+    let starter = course.root.join("exercises/902-wrong-answer/src/lib.rs");
+    fs::write(
+        &starter,
+        "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    )
+    .unwrap();
+    fs::create_dir_all(course.root.join("exercises/950-stray")).unwrap();
+    let out = course.judge(&["verify"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("`exercises/950-stray` is not in the manifest"),
+        "{}",
+        out.stdout
+    );
+    fs::remove_dir_all(course.root.join("exercises/950-stray")).unwrap();
+    let out = course.judge(&["verify"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("✗ 902: the untouched starter fails"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("the exercise is already solved"),
+        "{}",
+        out.stdout
+    );
+}
