@@ -11,7 +11,7 @@
 //! and dropping the device wait too.
 //!
 //! The parts:
-//! - `setup`: finding the driver ([`probe`]), the context, NVRTC;
+//! - `setup`: finding the driver ([`probe`], [`cuda_libraries`]), the context, NVRTC;
 //! - `launch`: kernel arguments and geometry per [`Kernel`] variant;
 //! - `copy`: copies and memsets;
 //! - `pinned`: page-locked host memory behind raw pointers;
@@ -44,6 +44,7 @@ mod tests;
 mod timing;
 
 pub(crate) use setup::probe;
+pub use setup::{CudaLibraries, CudaLibrary, cuda_libraries};
 
 use crate::error::{GpuError, Result};
 use crate::exec::{Copy, DeviceInfo, EventId, Exec, GraphId, HostId, Span};

@@ -90,6 +90,7 @@ mod virt;
 
 pub use calibration::{Calibration, measure};
 pub use core::SyncDebug;
+pub use cuda::{CudaLibraries, CudaLibrary, cuda_libraries};
 pub use decoder::{Decoder, DecoderConfig};
 pub use device::{Backend, Device, DeviceOptions, cuda_available};
 pub use elem::{AsView, Elem, ElemKind, View};

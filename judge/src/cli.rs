@@ -7,7 +7,8 @@ use std::path::PathBuf;
 /// it on your GPU or on the virtual GPU, and explains what it found.
 ///
 /// Exit codes: 0 success; 1 a check failed or the crate did not compile
-/// (for `verify`: the course is not in order); 2 bad usage; 3 the judge or
+/// (for `verify`: the course is not in order; for `doctor`: the judge cannot
+/// build or run here); 2 bad usage; 3 the judge or
 /// the machine failed (no cargo, an unreadable file). `grade` exits 0 when it
 /// graded, whatever the students' results.
 #[derive(Debug, Parser)]
@@ -39,6 +40,32 @@ pub(crate) enum Command {
     /// passes, every untouched starter fails, every known-wrong variant is
     /// caught with the right diagnosis.
     Verify(RunOptions),
+    /// Run an exercise again each time you save one of its files; when it
+    /// passes, move on to the next one not passed yet.
+    ///
+    /// Enter runs it again at once, `q` then Enter quits.
+    Watch(WatchArgs),
+    /// Put back the starter code of an exercise, keeping a backup of your crate.
+    ///
+    /// The starter is the exercise's files as of the last git commit. Your
+    /// crate (every file but `target/`) is first copied to
+    /// `.judge-backups/ID-SLUG-TIME/`; files you added are then removed from
+    /// the crate (the backup keeps them).
+    Reset {
+        /// The exercise id (`101`).
+        id: String,
+    },
+    /// Check this machine: the Rust toolchain, the course, the CUDA driver,
+    /// NVRTC, the GPU, and which backend `judge run` will use.
+    ///
+    /// A missing GPU is fine (the virtual GPU runs every exercise); exits 1
+    /// when the judge cannot build or run here.
+    Doctor {
+        /// Check for running harnesses built elsewhere (`judge run --prebuilt
+        /// DIR`): the Rust toolchain is then not needed.
+        #[arg(long)]
+        prebuilt: bool,
+    },
 }
 
 /// Which backend to run on.
@@ -93,6 +120,20 @@ pub(crate) struct RunArgs {
     pub(crate) trace: Option<PathBuf>,
 }
 
+/// `judge watch`.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct WatchArgs {
+    /// The exercise to start with (`101`); default: the first one not passed yet.
+    pub(crate) id: Option<String>,
+    /// Do not watch files: press Enter to run again (for folders where file
+    /// watching does not work, such as a Windows drive under WSL2).
+    #[arg(long)]
+    pub(crate) manual: bool,
+    /// Where to run the checks.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub(crate) backend: BackendArg,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +160,30 @@ mod tests {
         assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue);
         let err = Cli::try_parse_from(["judge", "frobnicate"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::InvalidSubcommand);
+    }
+
+    #[test]
+    fn parses_watch_reset_and_doctor() {
+        let cli = Cli::try_parse_from(["judge", "watch"]).unwrap();
+        let Command::Watch(args) = cli.command else {
+            panic!()
+        };
+        assert_eq!(
+            (args.id, args.manual, args.backend),
+            (None, false, BackendArg::Auto)
+        );
+        let cli = Cli::try_parse_from(["judge", "watch", "102", "--manual"]).unwrap();
+        let Command::Watch(args) = cli.command else {
+            panic!()
+        };
+        assert_eq!((args.id.as_deref(), args.manual), (Some("102"), true));
+        let cli = Cli::try_parse_from(["judge", "reset", "101"]).unwrap();
+        assert!(matches!(cli.command, Command::Reset { id } if id == "101"));
+        let err = Cli::try_parse_from(["judge", "reset"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        let cli = Cli::try_parse_from(["judge", "doctor", "--prebuilt"]).unwrap();
+        assert!(matches!(cli.command, Command::Doctor { prebuilt: true }));
+        let err = Cli::try_parse_from(["judge", "doctor", "101"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
     }
 }

@@ -184,10 +184,10 @@ pub(crate) fn build(course: &Course, spec: &Spec, show_progress: bool) -> Result
     for line in std::io::BufReader::new(child.stdout.take().expect("piped")).lines() {
         let line = line.context("cannot read cargo's output")?;
         read_cargo_line(&line, &spec.package_name, &mut messages, &mut binary);
-        if let (Some(s), Ok(v)) = (&spinner, serde_json::from_str::<serde_json::Value>(&line)) {
-            if let Some(name) = v["target"]["name"].as_str() {
-                s.set_message(format!("compiling {name}"));
-            }
+        if let (Some(s), Ok(v)) = (&spinner, serde_json::from_str::<serde_json::Value>(&line))
+            && let Some(name) = v["target"]["name"].as_str()
+        {
+            s.set_message(format!("compiling {name}"));
         }
     }
     let status = child.wait().context("cargo did not finish")?;

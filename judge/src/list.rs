@@ -23,11 +23,11 @@ fn write_table(
     out: &mut dyn Write,
 ) -> Result<()> {
     let head = Style::new().bold();
-    writeln!(
-        out,
-        "{head}{:<5} {:<44} {:<30} {:<10} {:<4} {}{head:#}",
-        "id", "title", "chapter", "difficulty", "gpu", "status"
-    )?;
+    let columns = format!(
+        "{:<5} {:<44} {:<30} {:<10} {:<4} status",
+        "id", "title", "chapter", "difficulty", "gpu"
+    );
+    writeln!(out, "{head}{columns}{head:#}")?;
     for e in &course.manifest.exercises {
         let status = statuses.get(&e.id).copied().unwrap_or(Status::NotStarted);
         let style = match status {

@@ -7,6 +7,7 @@
 
 mod cli;
 mod course;
+mod doctor;
 mod execute;
 mod harness;
 mod hint;
@@ -15,8 +16,10 @@ mod manifest;
 mod pipeline;
 mod progress;
 mod report;
+mod reset;
 mod run;
 mod verify;
+mod watch;
 
 use clap::Parser;
 use cli::{Cli, Command};
@@ -51,6 +54,9 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(cli.root.as_deref(), args),
         Command::Hint { id, level } => hint::hint(cli.root.as_deref(), id, *level),
         Command::Verify(options) => verify::verify(cli.root.as_deref(), options),
+        Command::Watch(args) => watch::watch(cli.root.as_deref(), args),
+        Command::Reset { id } => reset::reset(cli.root.as_deref(), id),
+        Command::Doctor { prebuilt } => doctor::doctor(cli.root.as_deref(), *prebuilt),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -16,6 +16,7 @@ use cudarc::nvrtc::result::NvrtcError;
 use cudarc::nvrtc::sys::nvrtcResult;
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx, compile_ptx_with_opts};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Why the driver library is unusable.
@@ -52,6 +53,71 @@ pub(crate) fn probe() -> Result<(), String> {
                        (a driver function is missing)"
             .into()),
     }
+}
+
+/// The two libraries the CUDA backend loads at run time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CudaLibraries {
+    /// The driver library, `libcuda.so` (installed with the NVIDIA driver).
+    pub driver: CudaLibrary,
+    /// The runtime compiler, `libnvrtc.so` (from the CUDA toolkit), which
+    /// compiles the kernel library.
+    pub nvrtc: CudaLibrary,
+}
+
+/// Whether one CUDA library loads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CudaLibrary {
+    /// It loads, from this file (`None` where the system does not say which).
+    Loaded(Option<PathBuf>),
+    /// It loads under none of the names cudarc tries.
+    Missing,
+}
+
+/// Whether the driver library and NVRTC load, each on its own (unlike
+/// [`probe`], which stops at the first that is missing), and from which
+/// file. Loads them into the process, as the first CUDA call would; never
+/// panics. Asks for no device: [`crate::cuda_available`] says whether one is there.
+pub fn cuda_libraries() -> CudaLibraries {
+    // SAFETY: `is_culib_present` only `dlopen`s the library under its usual
+    // names (running its initialisers, as any CUDA program does). When one
+    // loads, `culib` loads the first name that does (the same one, so it does
+    // not panic) and keeps it loaded for the life of the process, as the first
+    // driver call would; neither calls into the library.
+    let driver = unsafe {
+        cudarc::driver::sys::is_culib_present() && {
+            cudarc::driver::sys::culib();
+            true
+        }
+    };
+    // SAFETY: as above, for libnvrtc.
+    let nvrtc = unsafe {
+        cudarc::nvrtc::sys::is_culib_present() && {
+            cudarc::nvrtc::sys::culib();
+            true
+        }
+    };
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let library = |loaded: bool, name: &str| match loaded {
+        true => CudaLibrary::Loaded(mapped_file(&maps, name)),
+        false => CudaLibrary::Missing,
+    };
+    CudaLibraries {
+        driver: library(driver, "libcuda.so"),
+        nvrtc: library(nvrtc, "libnvrtc.so"),
+    }
+}
+
+/// The file mapped into the process (per `/proc/self/maps`, given as `maps`)
+/// whose name starts with `name` (`libcuda.so` matches `libcuda.so.580.82.07`).
+pub(super) fn mapped_file(maps: &str, name: &str) -> Option<PathBuf> {
+    maps.lines()
+        .filter_map(|line| line.find('/').map(|at| Path::new(&line[at..])))
+        .find(|path| {
+            path.file_name()
+                .is_some_and(|file| file.to_string_lossy().starts_with(name))
+        })
+        .map(Path::to_path_buf)
 }
 
 /// Creates the context of device 0 with cudarc's event tracking turned off.

@@ -53,6 +53,25 @@ fn probe_and_open_agree_and_never_panic() {
 }
 
 #[test]
+fn the_libraries_agree_with_the_probe_and_say_where_they_are() {
+    let libraries = super::cuda_libraries();
+    if libraries.driver == super::CudaLibrary::Missing {
+        assert!(probe().unwrap_err().contains("libcuda.so"));
+    }
+    let maps = "7f00-7f10 r-xp 00000000 08:01 42   /usr/lib/x86_64-linux-gnu/libcudart.so.13\n\
+                7f10-7f20 r-xp 00000000 08:01 43   /usr/lib/x86_64-linux-gnu/libcuda.so.580.82.07\n\
+                7f20-7f30 rw-p 00000000 00:00 0    [heap]\n";
+    let found = setup::mapped_file(maps, "libcuda.so");
+    assert_eq!(
+        found.as_deref(),
+        Some(std::path::Path::new(
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.580.82.07"
+        ))
+    );
+    assert_eq!(setup::mapped_file(maps, "libnvrtc.so"), None);
+}
+
+#[test]
 fn arch_follows_the_compute_capability() {
     assert_eq!(setup::arch((9, 0)), Some("compute_90"));
     assert_eq!(setup::arch((8, 0)), Some("compute_80"));

@@ -8,6 +8,8 @@
 
 mod support;
 
+mod doctor;
 mod list;
+mod reset;
 mod run;
 mod verify;

@@ -75,10 +75,9 @@ fn an_endless_loop_times_out_and_its_whole_process_group_is_killed() {
 fn gone(pid: &str) -> bool {
     (0..40).any(|_| {
         let alive = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            !stat
-                .split_whitespace()
+            stat.split_whitespace()
                 .nth(2)
-                .is_some_and(|state| state == "Z")
+                .is_none_or(|state| state != "Z")
         });
         if alive {
             std::thread::sleep(std::time::Duration::from_millis(50));
