@@ -1,6 +1,7 @@
 //! The command line: types only; `main` dispatches them to the verbs.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use crate::grade::Shard;
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// The workbook's judge: builds an exercise with the judge's own checks, runs
@@ -10,7 +11,11 @@ use std::path::PathBuf;
 /// (for `verify`: the course is not in order; for `doctor`: the judge cannot
 /// build or run here); 2 bad usage; 3 the judge or
 /// the machine failed (no cargo, an unreadable file). `grade` exits 0 when it
-/// graded, whatever the students' results.
+/// graded, whatever the students' results, and `build` exits 0 when it built
+/// what compiles (compile errors are recorded in its index); both exit 2 on
+/// bad usage (a bad `--shard`, an unknown `--format`) and 3 when they cannot
+/// go on (no such submission folder, no cargo, a results file that cannot be
+/// written); `grade`'s results file then keeps the exercises it finished.
 #[derive(Debug, Parser)]
 #[command(name = "judge", version)]
 pub(crate) struct Cli {
@@ -66,6 +71,16 @@ pub(crate) enum Command {
         #[arg(long)]
         prebuilt: bool,
     },
+    /// Grade submissions with the judge's own checks (instructor mode).
+    ///
+    /// Every exercise of the course, for one submission or a class, into
+    /// JSON, JUnit XML or Gradescope results, rewritten after each exercise.
+    Grade(GradeArgs),
+    /// Build harness binaries without running them, for `--prebuilt`.
+    ///
+    /// For GPU machines without Rust: the course's harnesses (exercise,
+    /// solution, known-wrong variants) and, if named, the submissions'.
+    Build(BuildArgs),
 }
 
 /// Which backend to run on.
@@ -134,6 +149,69 @@ pub(crate) struct WatchArgs {
     pub(crate) backend: BackendArg,
 }
 
+/// Whose work: one submission, or a class of them (optionally one shard).
+#[derive(Clone, Debug, Args)]
+pub(crate) struct Submissions {
+    /// One student's submission: a folder holding their `exercises/ID-SLUG/` crates.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) submission: Option<PathBuf>,
+    /// A class: every folder inside DIR is one submission, taken in name order.
+    #[arg(long, value_name = "DIR", conflicts_with = "submission")]
+    pub(crate) class: Option<PathBuf>,
+    /// Take only shard I of N of the class: its submissions I, I+N, I+2N, ...
+    /// (1-based, in name order). Shards 1/N to N/N on N machines cover every
+    /// submission exactly once.
+    #[arg(
+        long,
+        value_name = "I/N",
+        requires = "class",
+        conflicts_with = "submission"
+    )]
+    pub(crate) shard: Option<Shard>,
+}
+
+/// How `grade` writes its results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum GradeFormat {
+    /// The judge's own model: every check's outcome, points and output (default file `grade.json`).
+    #[default]
+    Json,
+    /// JUnit XML: a test suite per exercise, a test case per check (default file `grade.xml`).
+    Junit,
+    /// Gradescope's `results.json` (default `results.json`; with `--class`, a
+    /// folder, default `results/`, with one `NAME.json` per submission).
+    Gradescope,
+}
+
+/// `judge grade`.
+#[derive(Clone, Debug, Args)]
+#[command(group(ArgGroup::new("whose").required(true).args(["submission", "class"])))]
+pub(crate) struct GradeArgs {
+    #[command(flatten)]
+    pub(crate) who: Submissions,
+    /// The results' format.
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) format: GradeFormat,
+    /// Where to write the results: a file, or a folder for Gradescope with
+    /// `--class`. Rewritten after each exercise, so that an interrupted run
+    /// keeps what it finished.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) options: RunOptions,
+}
+
+/// `judge build`.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// Where the harnesses go, with their `index.json`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: PathBuf,
+    /// Also build these submissions' harnesses, into `DIR/NAME/`.
+    #[command(flatten)]
+    pub(crate) who: Submissions,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +263,43 @@ mod tests {
         assert!(matches!(cli.command, Command::Doctor { prebuilt: true }));
         let err = Cli::try_parse_from(["judge", "doctor", "101"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
+    }
+
+    #[test]
+    fn parses_grade_and_build() {
+        use clap::error::ErrorKind;
+        let argv = "judge grade --class c --shard 2/3 --format junit";
+        let cli = Cli::try_parse_from(argv.split(' ')).unwrap();
+        let Command::Grade(args) = cli.command else {
+            panic!()
+        };
+        assert_eq!(args.who.shard.map(|s| s.to_string()), Some("2/3".into()));
+        assert_eq!(args.format, GradeFormat::Junit);
+        let cli = Cli::try_parse_from("judge build --out d --submission s".split(' ')).unwrap();
+        assert!(matches!(cli.command, Command::Build(args) if args.who.submission.is_some()));
+        let kind = |argv: &str| Cli::try_parse_from(argv.split(' ')).unwrap_err().kind();
+        let missing = [
+            "judge grade",
+            "judge build",
+            "judge build --out d --shard 1/2",
+        ];
+        for argv in missing {
+            assert_eq!(kind(argv), ErrorKind::MissingRequiredArgument, "{argv}");
+        }
+        let conflicting = [
+            "judge grade --submission s --shard 1/2",
+            "judge grade --submission s --class c",
+        ];
+        for argv in conflicting {
+            assert_eq!(kind(argv), ErrorKind::ArgumentConflict, "{argv}");
+        }
+        assert_eq!(
+            kind("judge grade --class c --shard 3/2"),
+            ErrorKind::ValueValidation
+        );
+        assert_eq!(
+            kind("judge grade --submission s --format x"),
+            ErrorKind::InvalidValue
+        );
     }
 }

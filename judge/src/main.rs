@@ -5,10 +5,12 @@
 //! exercise is a verdict (data), not an error: `main` maps outcomes to the
 //! documented exit codes.
 
+mod build;
 mod cli;
 mod course;
 mod doctor;
 mod execute;
+mod grade;
 mod harness;
 mod hint;
 mod list;
@@ -57,6 +59,8 @@ fn main() -> ExitCode {
         Command::Watch(args) => watch::watch(cli.root.as_deref(), args),
         Command::Reset { id } => reset::reset(cli.root.as_deref(), id),
         Command::Doctor { prebuilt } => doctor::doctor(cli.root.as_deref(), *prebuilt),
+        Command::Grade(args) => grade::grade(cli.root.as_deref(), args),
+        Command::Build(args) => build::build(cli.root.as_deref(), args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -6,9 +6,12 @@
 //! Everything runs on the virtual GPU. Outputs that a person reads are insta
 //! snapshots, with the machine's paths and times redacted.
 
+mod formats;
 mod support;
 
+mod build;
 mod doctor;
+mod grade;
 mod list;
 mod reset;
 mod run;

@@ -6,6 +6,9 @@ use std::process::Command;
 /// A private copy of the fixture course (tests may edit it) and the judge binary.
 pub(crate) struct Course {
     pub(crate) root: PathBuf,
+    /// A class folder beside the course, for `judge grade --class`: one
+    /// folder per submission, made by [`Course::submit`].
+    pub(crate) class: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -26,7 +29,43 @@ impl Course {
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/course"),
             &root,
         );
-        Self { root, _dir: dir }
+        let class = dir.path().join("class");
+        std::fs::create_dir_all(&class).unwrap();
+        Self {
+            root,
+            class,
+            _dir: dir,
+        }
+    }
+
+    /// A copy of the fixture course whose manifest keeps only the exercises `ids`
+    /// (grading builds every exercise of the manifest: fewer is faster).
+    pub(crate) fn fixture_with(ids: &[u32]) -> Self {
+        let course = Self::fixture();
+        let manifest = course.root.join("exercises/info.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let mut parts = text.split("[[exercise]]");
+        let mut kept = parts.next().unwrap().to_string();
+        for part in parts.filter(|p| ids.iter().any(|id| p.contains(&format!("id = {id}\n")))) {
+            kept.push_str("[[exercise]]");
+            kept.push_str(part);
+        }
+        std::fs::write(&manifest, kept).unwrap();
+        course
+    }
+
+    /// Makes the submission `class/NAME`: for each `(folder, from)`, its
+    /// `exercises/FOLDER` is a copy of the course's `exercises/FROM` crate.
+    pub(crate) fn submit(&self, name: &str, crates: &[(&str, &str)]) -> PathBuf {
+        let submission = self.class.join(name);
+        std::fs::create_dir_all(&submission).unwrap();
+        for (folder, from) in crates {
+            copy_dir(
+                &self.root.join("exercises").join(from),
+                &submission.join("exercises").join(folder),
+            );
+        }
+        submission
     }
 
     /// Runs `judge --root COURSE ARGS…` on the virtual GPU, without colors.
@@ -36,14 +75,9 @@ impl Course {
 
     /// Like [`Course::judge`], with more environment variables.
     pub(crate) fn judge_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
-        let out = Command::new(env!("CARGO_BIN_EXE_judge"))
+        let out = self
+            .command(args)
             .envs(env.iter().copied())
-            .arg("--root")
-            .arg(&self.root)
-            .args(args)
-            .env("NO_COLOR", "1")
-            .env("GPU_BACKEND", "virtual")
-            .env("CARGO_TARGET_DIR", shared_target())
             .output()
             .expect("the judge runs");
         Output {
@@ -53,12 +87,32 @@ impl Course {
         }
     }
 
+    /// The command [`Course::judge`] runs, to start it and watch it.
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_judge"));
+        command
+            .arg("--root")
+            .arg(&self.root)
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env("GPU_BACKEND", "virtual")
+            .env("CARGO_TARGET_DIR", shared_target());
+        command
+    }
+
     /// `text` with this course's path and timings replaced by stable markers.
     pub(crate) fn redact(&self, text: &str) -> String {
         let root = self.root.display().to_string();
+        let class = self.class.display().to_string();
         text.replace(&root, "[COURSE]")
+            .replace(&class, "[CLASS]")
             .replace(env!("CARGO_MANIFEST_DIR"), "[JUDGE]")
     }
+}
+
+/// A path as a command-line argument.
+pub(crate) fn arg(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
 }
 
 /// The workspace's target folder: harness builds are shared between tests.

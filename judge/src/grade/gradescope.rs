@@ -1,0 +1,182 @@
+//! `--format gradescope`: Gradescope's `results.json`, one per submission.
+//!
+//! Top level: `score` (the points earned), `execution_time` (seconds, whole),
+//! `output` (the summary a person reads), `output_format`,
+//! `test_output_format` and `test_name_format` (all `text`), `visibility`
+//! (`visible`), `stdout_visibility` (`hidden`: the judge's own log is for
+//! the instructor), `extra_data` (`judge`, `submission`, `complete`) and
+//! `tests`. One test per check, in manifest then suite order: `name`
+//! (`ID CHECK: TITLE`), `number` (`ID.N`), `score`, `max_score` (the check's
+//! share of the exercise's points), `status` (`passed` or `failed`), `output`
+//! (for a failure: expected, got, where, and what the code printed),
+//! `output_format`, `tags` (the exercise folder and the chapter section),
+//! `visibility` and `extra_data` (`exercise`, `check`, and the judge's own
+//! `status`: `timed_out`, `panicked`, ...). An exercise whose checks did not
+//! run (not started, not compiled, not graded yet) is one failed test worth
+//! all its points, numbered `ID`, whose output says why.
+
+use crate::grade::model::{ExerciseResult, SubmissionResult, check_status, round};
+use crate::grade::summary;
+use crate::report::{CheckReport, ExerciseReport};
+use serde::Serialize;
+
+/// The most of the student's output shown in one test.
+const OUTPUT_LIMIT: usize = 2000;
+
+/// A `results.json`; its fields are documented above.
+#[derive(Serialize)]
+struct Results {
+    score: f64,
+    execution_time: u64,
+    output: String,
+    output_format: &'static str,
+    test_output_format: &'static str,
+    test_name_format: &'static str,
+    visibility: &'static str,
+    stdout_visibility: &'static str,
+    extra_data: Extra,
+    tests: Vec<Test>,
+}
+
+/// The top level's `extra_data`.
+#[derive(Serialize)]
+struct Extra {
+    judge: &'static str,
+    submission: String,
+    complete: bool,
+}
+
+/// One Gradescope test.
+#[derive(Serialize)]
+struct Test {
+    name: String,
+    number: String,
+    score: f64,
+    max_score: f64,
+    status: &'static str,
+    output: String,
+    output_format: &'static str,
+    tags: Vec<String>,
+    visibility: &'static str,
+    extra_data: TestExtra,
+}
+
+/// A test's `extra_data`.
+#[derive(Serialize)]
+struct TestExtra {
+    exercise: u32,
+    check: Option<String>,
+    status: &'static str,
+}
+
+/// The `results.json` of one submission, as graded so far.
+pub(crate) fn render(result: &SubmissionResult) -> String {
+    let mut output = format!("Graded by the judge {}.\n", env!("CARGO_PKG_VERSION"));
+    output.push_str(&summary::text(result));
+    let results = Results {
+        score: round(result.score()),
+        execution_time: result.seconds().round() as u64,
+        output,
+        output_format: "text",
+        test_output_format: "text",
+        test_name_format: "text",
+        visibility: "visible",
+        stdout_visibility: "hidden",
+        extra_data: Extra {
+            judge: env!("CARGO_PKG_VERSION"),
+            submission: result.submission.name.clone(),
+            complete: result.complete,
+        },
+        tests: result.exercises.iter().flat_map(tests).collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&results).expect("results serialize");
+    text.push('\n');
+    text
+}
+
+/// The tests of one exercise.
+fn tests(result: &ExerciseResult) -> Vec<Test> {
+    match result.checked() {
+        Some(report) => report
+            .checks()
+            .iter()
+            .enumerate()
+            .map(|(n, check)| check_test(result, report, check, n + 1))
+            .collect(),
+        None => vec![unchecked_test(result)],
+    }
+}
+
+/// The test of one check.
+fn check_test(
+    result: &ExerciseResult,
+    report: &ExerciseReport,
+    check: &CheckReport,
+    number: usize,
+) -> Test {
+    let id = result.exercise.id;
+    let max_score = report.check_points(check);
+    let mut output = result.details(check).unwrap_or_default();
+    let printed = result.output();
+    if !check.outcome.passed() && !printed.trim().is_empty() {
+        output.push_str("\n\nwhat the code printed (during all the checks of this exercise):\n");
+        output.push_str(&cut(&printed));
+    }
+    Test {
+        name: format!("{id} {}: {}", check.info.name, check.info.title),
+        number: format!("{id}.{number}"),
+        score: if check.outcome.passed() {
+            round(max_score)
+        } else {
+            0.0
+        },
+        max_score: round(max_score),
+        status: if check.outcome.passed() {
+            "passed"
+        } else {
+            "failed"
+        },
+        output,
+        output_format: "text",
+        tags: vec![result.exercise.dir_name(), check.info.section.clone()],
+        visibility: "visible",
+        extra_data: TestExtra {
+            exercise: id,
+            check: Some(check.info.name.clone()),
+            status: check_status(&check.outcome),
+        },
+    }
+}
+
+/// The one test of an exercise whose checks did not run, worth all its points.
+fn unchecked_test(result: &ExerciseResult) -> Test {
+    let id = result.exercise.id;
+    Test {
+        name: format!("{id} {}", result.exercise.title),
+        number: id.to_string(),
+        score: 0.0,
+        max_score: f64::from(result.exercise.points),
+        status: "failed",
+        output: cut(&result.message().unwrap_or_default()),
+        output_format: "text",
+        tags: vec![result.exercise.dir_name()],
+        visibility: "visible",
+        extra_data: TestExtra {
+            exercise: id,
+            check: None,
+            status: result.status(),
+        },
+    }
+}
+
+/// `text` cut to [`OUTPUT_LIMIT`] bytes, saying so.
+fn cut(text: &str) -> String {
+    if text.len() <= OUTPUT_LIMIT {
+        return text.to_string();
+    }
+    let end = (0..=OUTPUT_LIMIT)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}\n[cut at {OUTPUT_LIMIT} bytes]", &text[..end])
+}

@@ -1,0 +1,226 @@
+//! The scratch copy of a student's crate: its `Cargo.toml` and `src/`, and
+//! nothing else.
+//!
+//! Grading never builds a submission in place. It copies the crate's
+//! manifest and sources into the judge's scratch folder, so nothing else the
+//! student sent takes part: not their own `tests/`, not a `build.rs` beside
+//! the manifest, not an edited check suite or manifest. Symbolic links are
+//! not followed. A file is rewritten only when its content changed, so
+//! grading a submission again rebuilds nothing, and a file the student
+//! removed is removed. Relative `path` dependencies are anchored at the
+//! course's own exercise folder, where the crate was written to live.
+//!
+//! This keeps the student's files away from the checks; it is no sandbox:
+//! their code still runs with the grader's rights, so grade untrusted work
+//! in a container.
+
+use crate::course::Course;
+use crate::grade::plan::Submission;
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
+
+/// Where the crates of `submission` are copied: one folder per course and
+/// submission path, stable across runs (so that builds are incremental).
+pub(crate) fn submission_dir(course: &Course, submission: &Submission) -> Result<PathBuf> {
+    let hash = paths_hash(&[&course.root, &submission.dir]);
+    Ok(folder(course, "grade")?.join(format!("{}-{hash:08x}", submission.name)))
+}
+
+/// The judge's scratch folder `what`, made, and written without `..` (so
+/// that it is the path the compiler's messages name).
+pub(crate) fn folder(course: &Course, what: &str) -> Result<PathBuf> {
+    let base = course.scratch(what);
+    std::fs::create_dir_all(&base)
+        .with_context(|| format!("cannot create `{}`", base.display()))?;
+    base.canonicalize()
+        .with_context(|| format!("cannot open `{}`", base.display()))
+}
+
+/// A stable 32-bit FNV-1a hash of some paths.
+pub(crate) fn paths_hash(paths: &[&Path]) -> u32 {
+    let bytes = paths
+        .iter()
+        .flat_map(|p| p.to_string_lossy().into_owned().into_bytes());
+    bytes.fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// Makes `to` a copy of the crate `from`'s `Cargo.toml` and `src/`, with
+/// relative `path` dependencies anchored at `home`.
+pub(crate) fn copy_crate(from: &Path, to: &Path, home: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create `{}`", to.display()))?;
+    for entry in read_dir(to)? {
+        let name = entry.file_name();
+        if name != "Cargo.toml" && name != "src" {
+            remove(&entry.path())?;
+        }
+    }
+    match std::fs::read(from.join("Cargo.toml")) {
+        Ok(manifest) => write_if_changed(&to.join("Cargo.toml"), &anchor_paths(&manifest, home))?,
+        Err(_) => remove(&to.join("Cargo.toml"))?,
+    }
+    sync_tree(&from.join("src"), &to.join("src"))
+}
+
+/// Makes the tree `to` hold exactly the files and folders of `from`.
+fn sync_tree(from: &Path, to: &Path) -> Result<()> {
+    if !from.is_dir() {
+        return remove(to);
+    }
+    for entry in WalkDir::new(to)
+        .contents_first(true)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let relative = entry.path().strip_prefix(to).expect("under the root");
+        let twin = std::fs::symlink_metadata(from.join(relative)).ok();
+        let same_kind = twin.is_some_and(|t| {
+            t.is_dir() == entry.file_type().is_dir() && !t.file_type().is_symlink()
+        });
+        if !same_kind {
+            remove(entry.path())?;
+        }
+    }
+    for entry in WalkDir::new(from) {
+        let entry = entry.with_context(|| format!("cannot read `{}`", from.display()))?;
+        let target = to.join(entry.path().strip_prefix(from).expect("under the root"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)
+                .with_context(|| format!("cannot create `{}`", target.display()))?;
+        } else if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path())
+                .with_context(|| format!("cannot read `{}`", entry.path().display()))?;
+            write_if_changed(&target, &bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// `manifest` with each relative `path` dependency made absolute from `home`
+/// (unchanged when there is none, or when it does not parse: cargo will say).
+fn anchor_paths(manifest: &[u8], home: &Path) -> Vec<u8> {
+    let parsed = std::str::from_utf8(manifest)
+        .ok()
+        .and_then(|text| toml::from_str::<toml::Table>(text).ok());
+    let Some(mut table) = parsed else {
+        return manifest.to_vec();
+    };
+    let mut changed = false;
+    for dependencies in dependency_tables(&mut table) {
+        for dependency in dependencies.iter_mut().map(|(_, d)| d) {
+            let Some(path) = dependency.get_mut("path") else {
+                continue;
+            };
+            if let Some(relative) = path.as_str().filter(|p| Path::new(p).is_relative()) {
+                *path = toml::Value::String(home.join(relative).to_string_lossy().into_owned());
+                changed = true;
+            }
+        }
+    }
+    match changed.then(|| toml::to_string(&table)) {
+        Some(Ok(text)) => text.into_bytes(),
+        _ => manifest.to_vec(),
+    }
+}
+
+/// The `[dependencies]`, `[dev-dependencies]` and `[build-dependencies]`
+/// tables of a manifest, with those under `[target.'cfg(..)']`.
+fn dependency_tables(manifest: &mut toml::Table) -> Vec<&mut toml::Table> {
+    const KINDS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let mut tables = Vec::new();
+    for (key, value) in manifest.iter_mut() {
+        match value.as_table_mut() {
+            Some(table) if KINDS.contains(&key.as_str()) => tables.push(table),
+            Some(targets) if key == "target" => {
+                for platform in targets.iter_mut().filter_map(|(_, p)| p.as_table_mut()) {
+                    let kinds = platform
+                        .iter_mut()
+                        .filter(|(k, _)| KINDS.contains(&k.as_str()));
+                    tables.extend(kinds.filter_map(|(_, v)| v.as_table_mut()));
+                }
+            }
+            _ => {}
+        }
+    }
+    tables
+}
+
+/// The entries of `dir`.
+fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read `{}`", dir.display()))?;
+    entries
+        .collect::<std::io::Result<_>>()
+        .with_context(|| format!("cannot read `{}`", dir.display()))
+}
+
+/// Writes `bytes` unless the file already holds them (keeps cargo's fingerprints).
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::read(path).ok().as_deref() == Some(bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+/// Removes a file or a folder, if there.
+fn remove(path: &Path) -> Result<()> {
+    let result = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(_) => return Ok(()),
+    };
+    result.with_context(|| format!("cannot remove `{}`", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_only_the_manifest_and_the_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("from"), dir.path().join("to"));
+        for file in [
+            "Cargo.toml",
+            "build.rs",
+            "src/lib.rs",
+            "src/deep/mod.rs",
+            "tests/cheat.rs",
+        ] {
+            std::fs::create_dir_all(from.join(file).parent().unwrap()).unwrap();
+            std::fs::write(from.join(file), file).unwrap();
+        }
+        std::fs::create_dir_all(to.join("src/stale")).unwrap();
+        std::fs::write(to.join("src/old.rs"), "gone").unwrap();
+        copy_crate(&from, &to, Path::new("/course/exercises/101-x")).unwrap();
+        let mut copied: Vec<String> = WalkDir::new(&to)
+            .into_iter()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| e.path().strip_prefix(&to).unwrap().display().to_string())
+            .collect();
+        copied.sort();
+        assert_eq!(copied, ["Cargo.toml", "src/deep/mod.rs", "src/lib.rs"]);
+    }
+
+    #[test]
+    fn anchors_relative_path_dependencies_at_the_course() {
+        let manifest = "[package]\nname = \"x\"\n[dependencies]\ngpu = { path = \"../../gpu\" }\nserde = \"1\"\n[target.'cfg(unix)'.dev-dependencies]\nh = { path = \"h\" }\n";
+        let home = Path::new("/course/exercises/101-x");
+        let anchored: toml::Table =
+            toml::from_str(std::str::from_utf8(&anchor_paths(manifest.as_bytes(), home)).unwrap())
+                .unwrap();
+        assert_eq!(
+            anchored["dependencies"]["gpu"]["path"].as_str(),
+            Some("/course/exercises/101-x/../../gpu")
+        );
+        assert_eq!(
+            anchored["target"]["cfg(unix)"]["dev-dependencies"]["h"]["path"].as_str(),
+            Some("/course/exercises/101-x/h")
+        );
+        let plain = b"[package]\nname = \"x\" # kept as written\n";
+        assert_eq!(anchor_paths(plain, home), plain);
+    }
+}
