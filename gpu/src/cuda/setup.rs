@@ -75,7 +75,7 @@ pub enum CudaLibrary {
 }
 
 /// Whether the driver library and NVRTC load, each on its own (unlike
-/// [`probe`], which stops at the first that is missing), and from which
+/// `probe`, which stops at the first that is missing), and from which
 /// file. Loads them into the process, as the first CUDA call would; never
 /// panics. Asks for no device: [`crate::cuda_available`] says whether one is there.
 pub fn cuda_libraries() -> CudaLibraries {
