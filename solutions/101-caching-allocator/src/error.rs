@@ -42,6 +42,7 @@ impl fmt::Display for AllocError {
 
 impl std::error::Error for AllocError {}
 
+// ANCHOR: oom_message
 /// The out-of-memory message: the figures, then the likely cause.
 fn out_of_memory(
     f: &mut fmt::Formatter<'_>,
@@ -71,6 +72,7 @@ fn out_of_memory(
         f.write_str("; the device has no room left for another segment")
     }
 }
+// ANCHOR_END: oom_message
 
 /// A byte count written for people: `512 B`, `4 KiB`, `12 MiB`, `1.50 MiB`.
 struct Bytes(usize);

@@ -38,6 +38,7 @@ use pool::FreeBlocks;
 use segment::Segments;
 use std::collections::{BTreeMap, VecDeque};
 
+// ANCHOR: constants
 /// Every request is rounded up to a multiple of this, and is at least this.
 pub const MIN_BLOCK: usize = 512;
 /// A rounded request of at most this many bytes goes to the small pool.
@@ -50,7 +51,9 @@ pub const LARGE_BUFFER: usize = 20 << 20;
 pub const MIN_LARGE_ALLOC: usize = 10 << 20;
 /// Such a segment is rounded up to a multiple of this.
 pub const ROUND_LARGE: usize = 2 << 20;
+// ANCHOR_END: constants
 
+// ANCHOR: driver
 /// What the allocator needs from a device.
 pub trait Driver {
     /// A marker in a stream's queue of work.
@@ -66,7 +69,9 @@ pub trait Driver {
     /// Blocks the CPU until the work before `event` has completed.
     fn wait_event(&mut self, event: &Self::Event);
 }
+// ANCHOR_END: driver
 
+// ANCHOR: rules
 /// `size` rounded up to a multiple of [`MIN_BLOCK`], at least [`MIN_BLOCK`].
 fn round_size(size: usize) -> usize {
     size.max(1).div_ceil(MIN_BLOCK) * MIN_BLOCK
@@ -99,6 +104,7 @@ fn should_split(pool: Pool, rest: usize) -> bool {
         Pool::Large => rest > SMALL_SIZE,
     }
 }
+// ANCHOR_END: rules
 
 /// A freed block waiting for one stream's work: reusable once `event` is done.
 struct PendingFree<E> {
@@ -146,6 +152,7 @@ impl<D: Driver> CachingAllocator<D> {
         &mut self.driver
     }
 
+    // ANCHOR: malloc
     /// A block of at least `size` bytes for work on `stream`: a cached block
     /// when one fits, else a new segment.
     pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, AllocError> {
@@ -158,7 +165,9 @@ impl<D: Driver> CachingAllocator<D> {
         };
         Ok(self.hand_out(addr, size))
     }
+    // ANCHOR_END: malloc
 
+    // ANCHOR: free
     /// Gives `block` back. With streams recorded by `record_stream`, it stays
     /// pending until the work they had queued by now has completed.
     pub fn free(&mut self, block: Block) -> Result<(), AllocError> {
@@ -184,7 +193,9 @@ impl<D: Driver> CachingAllocator<D> {
         }
         Ok(())
     }
+    // ANCHOR_END: free
 
+    // ANCHOR: record_stream
     /// Notes that work on `stream` uses `block`, so that `free` makes its
     /// reuse wait for that work. Its own stream needs no note.
     pub fn record_stream(&mut self, block: &Block, stream: StreamId) {
@@ -195,7 +206,9 @@ impl<D: Driver> CachingAllocator<D> {
             node.uses.insert(stream);
         }
     }
+    // ANCHOR_END: record_stream
 
+    // ANCHOR: empty_cache
     /// Waits for every pending free, then returns every wholly free segment
     /// (of any stream and pool) to the driver.
     pub fn empty_cache(&mut self) {
@@ -209,6 +222,7 @@ impl<D: Driver> CachingAllocator<D> {
             self.stats.unreserve(size);
         }
     }
+    // ANCHOR_END: empty_cache
 
     /// Bytes in allocated blocks.
     pub fn memory_allocated(&self) -> usize {
@@ -235,6 +249,7 @@ impl<D: Driver> CachingAllocator<D> {
         self.segments.snapshot()
     }
 
+    // ANCHOR: out_of_memory
     /// Asks the driver for a segment for `size` bytes; if it refuses, waits
     /// for pending frees, releases the cache and asks once more.
     fn new_segment(
@@ -266,7 +281,9 @@ impl<D: Driver> CachingAllocator<D> {
             }
         })
     }
+    // ANCHOR_END: out_of_memory
 
+    // ANCHOR: split
     /// Hands out the front `size` bytes of the free block at `addr`,
     /// splitting off the rest when it is worth a block of its own.
     fn hand_out(&mut self, addr: u64, size: usize) -> Block {
@@ -285,7 +302,9 @@ impl<D: Driver> CachingAllocator<D> {
         self.stats.allocate(size);
         Block::new(addr, size, stream, self.id)
     }
+    // ANCHOR_END: split
 
+    // ANCHOR: merge
     /// Makes the freed block at `addr` reusable: merges it with free
     /// neighbours and caches the result.
     fn release_block(&mut self, addr: u64) {
@@ -303,6 +322,7 @@ impl<D: Driver> CachingAllocator<D> {
         }
         self.cache(addr);
     }
+    // ANCHOR_END: merge
 
     /// `neighbour`, taken out of the cache, if it is a free block.
     fn free_neighbour(&mut self, neighbour: Option<u64>) -> Option<u64> {
@@ -333,6 +353,7 @@ impl<D: Driver> CachingAllocator<D> {
         }
     }
 
+    // ANCHOR: process_events
     /// Without blocking, releases the blocks whose events have completed,
     /// in each stream's order.
     fn process_events(&mut self) {
@@ -350,6 +371,7 @@ impl<D: Driver> CachingAllocator<D> {
             self.event_completed(addr);
         }
     }
+    // ANCHOR_END: process_events
 
     /// Blocks until every pending free has completed, and releases them.
     fn wait_pending_frees(&mut self) {

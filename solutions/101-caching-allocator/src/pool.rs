@@ -39,6 +39,7 @@ impl FreeBlocks {
         debug_assert!(cached, "the block at {addr:#x} was not cached");
     }
 
+    // ANCHOR: best_fit
     /// Takes out and returns the address of the best fit for `size` bytes on
     /// `stream`: the smallest cached block of at least `size` bytes, the
     /// lowest address among equals; `None` when no block of that stream fits.
@@ -56,6 +57,7 @@ impl FreeBlocks {
         set.remove(&key);
         Some(key.2)
     }
+    // ANCHOR_END: best_fit
 }
 
 #[cfg(test)]

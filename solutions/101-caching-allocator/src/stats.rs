@@ -1,5 +1,6 @@
 //! The allocator's statistics, named after PyTorch's `torch.cuda.memory_stats()`.
 
+// ANCHOR: stats
 /// Counters and gauges of one allocator (`CachingAllocator::stats`).
 ///
 /// A block is *allocated* from `malloc` to `free`, *active* from `malloc`
@@ -32,6 +33,7 @@ pub struct Stats {
     /// Segments returned to the driver.
     pub num_device_free: usize,
 }
+// ANCHOR_END: stats
 
 impl Stats {
     /// A block of `bytes` was handed out.

@@ -41,6 +41,7 @@ fn freed_blocks_merge_back_into_one() {
     assert_eq!(a.memory_reserved(), 0);
 }
 
+// ANCHOR: record_stream_example
 #[test]
 fn a_block_used_by_another_stream_waits_for_it() {
     let mut a = allocator(64 * MIB);
@@ -51,7 +52,9 @@ fn a_block_used_by_another_stream_waits_for_it() {
     a.driver_mut().finish(S1);
     assert_eq!(a.malloc(MIB, S0).unwrap().addr(), 0);
 }
+// ANCHOR_END: record_stream_example
 
+// ANCHOR: fragmentation_example
 #[test]
 fn fragmentation_ends_in_an_explained_out_of_memory() {
     let mut a = allocator(40 * MIB);
@@ -71,3 +74,4 @@ fn fragmentation_ends_in_an_explained_out_of_memory() {
     );
     assert!(err.to_string().contains("reserved but unallocated"));
 }
+// ANCHOR_END: fragmentation_example

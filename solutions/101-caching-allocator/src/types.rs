@@ -19,6 +19,7 @@ pub enum Pool {
     Large,
 }
 
+// ANCHOR: snapshot_types
 /// Where a block is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockState {
@@ -57,6 +58,7 @@ pub struct SegmentInfo {
     /// Its blocks, by address.
     pub blocks: Vec<BlockInfo>,
 }
+// ANCHOR_END: snapshot_types
 
 /// Memory handed out by [`crate::CachingAllocator::malloc`].
 ///

@@ -1,0 +1,30 @@
+//! The benchmarks behind the book's "Measured on the H200" tables, and the
+//! allocator chapter's figures.
+//!
+//! A benchmark is an example of this crate, so that it is built in release
+//! mode and run by hand on the machine whose figures the book reports:
+//!
+//! ```text
+//! cargo run --release -p workbook-benches --example alloc
+//! ```
+//!
+//! Its measuring code lives in this library, where `cargo test` runs it
+//! briefly on the virtual GPU, and where the book includes it from.
+//!
+//! * [`allocator`]: the caching allocator of exercise 101 (the reference
+//!   solution) against raw device segments: cached `malloc` + `free` pairs,
+//!   with and without a busy GPU, and `cuMemAlloc` + `cuMemFree` pairs on an
+//!   idle and a busy device.
+//! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
+//! * [`figures`]: the allocator chapter's pictures of segments and blocks,
+//!   drawn from the allocator's own snapshots.
+
+pub mod allocator;
+mod date;
+mod driver;
+pub mod figures;
+mod summary;
+
+pub use date::today;
+pub use driver::GpuDriver;
+pub use summary::{Summary, duration_text};
