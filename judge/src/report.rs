@@ -115,6 +115,39 @@ impl ExerciseReport {
     }
 }
 
+/// What an outcome says, as plain text: for a failure, what was expected,
+/// what happened, where and the detail, one item a line; for the others,
+/// one line. Grading formats and the author gate read this.
+pub(crate) fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Passed => "passed".into(),
+        Outcome::Failed {
+            expected,
+            actual,
+            site,
+            detail,
+        } => {
+            let mut text = format!("expected: {expected}\ngot:      {actual}");
+            if let Some(site) = site {
+                text.push_str(&format!("\nat:       {site}"));
+            }
+            if let Some(detail) = detail {
+                text.push_str(&format!("\n{detail}"));
+            }
+            text
+        }
+        Outcome::Panicked { message, location } => {
+            let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+            format!("panicked{at}: {message}")
+        }
+        Outcome::TimedOut { limit_s } => {
+            format!("did not finish within the exercise's {limit_s:.0} s limit")
+        }
+        Outcome::Crashed { how } => format!("the process died during this check: {how}"),
+        Outcome::NotRun => "not run: the time limit had passed".into(),
+    }
+}
+
 const PASS: Style = AnsiColor::Green.on_default().bold();
 const FAIL: Style = AnsiColor::Red.on_default().bold();
 const DIM: Style = Style::new().dimmed();

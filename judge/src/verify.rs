@@ -151,7 +151,7 @@ fn failures(report: &ExerciseReport) -> String {
             format!(
                 "`{}` failed: {}",
                 c.info.name,
-                variant::outcome_text(&c.outcome)
+                crate::report::describe(&c.outcome).replace('\n', "; ")
             )
         })
         .collect::<Vec<_>>()

@@ -4,7 +4,7 @@
 
 use crate::grade::plan::Submission;
 use crate::manifest::Exercise;
-use crate::report::{CheckReport, ExerciseReport, Stage};
+use crate::report::{CheckReport, ExerciseReport, Stage, describe};
 use judge_harness::Outcome;
 
 /// Where one exercise of a submission stands.
@@ -193,30 +193,14 @@ pub(crate) fn check_summary(check: &CheckReport) -> Option<String> {
 /// Everything about a check's failure, as plain text: expected, got, where,
 /// detail, and the chapter section that explains it (`None` when it passed).
 fn check_details(check: &CheckReport) -> Option<String> {
-    let mut text = match &check.outcome {
-        Outcome::Passed => return None,
-        Outcome::Failed {
-            expected,
-            actual,
-            site,
-            detail,
-        } => {
-            let mut text = format!("expected: {expected}\ngot:      {actual}\n");
-            if let Some(site) = site {
-                text.push_str(&format!("at:       {site}\n"));
-            }
-            if let Some(detail) = detail {
-                text.push_str(&format!("{detail}\n"));
-            }
-            text
-        }
-        Outcome::Panicked { message, location } => {
-            let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
-            format!("panicked{at}: {message}\n")
-        }
-        _ => format!("{}\n", check_summary(check).unwrap_or_default()),
-    };
-    text.push_str(&format!("explained in: {}", check.info.section));
+    if check.outcome.passed() {
+        return None;
+    }
+    let text = format!(
+        "{}\nexplained in: {}",
+        describe(&check.outcome),
+        check.info.section
+    );
     Some(plain(&text))
 }
 

@@ -14,9 +14,8 @@
 
 use crate::course::Course;
 use crate::manifest::Exercise;
-use crate::report::ExerciseReport;
+use crate::report::{ExerciseReport, describe};
 use anyhow::{Context, Result, bail};
-use judge_harness::Outcome;
 use std::path::{Path, PathBuf};
 
 /// A parsed variant.
@@ -117,44 +116,13 @@ impl Variant {
             if check.outcome.passed() {
                 return Err(format!("`{name}` passed; it should catch this mistake"));
             }
-            diagnosis_seen |= outcome_text(&check.outcome).contains(&self.says);
+            diagnosis_seen |= describe(&check.outcome).contains(&self.says);
         }
         if diagnosis_seen {
             Ok(())
         } else {
             Err(format!("the failing checks never say `{}`", self.says))
         }
-    }
-}
-
-/// Everything a failure says, as one text.
-pub(super) fn outcome_text(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Failed {
-            expected,
-            actual,
-            site,
-            detail,
-        } => {
-            let site = site.map(|s| format!(" at {s}")).unwrap_or_default();
-            format!(
-                "expected {expected}, got {actual}{site}{}",
-                detail
-                    .as_deref()
-                    .map(|d| format!("\n{d}"))
-                    .unwrap_or_default()
-            )
-        }
-        Outcome::Panicked { message, location } => {
-            format!(
-                "panicked{}: {message}",
-                location.map(|l| format!(" at {l}")).unwrap_or_default()
-            )
-        }
-        Outcome::TimedOut { limit_s } => format!("timed out after {limit_s} s"),
-        Outcome::Crashed { how } => format!("crashed: {how}"),
-        Outcome::NotRun => "not run".into(),
-        Outcome::Passed => "passed".into(),
     }
 }
 

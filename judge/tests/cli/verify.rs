@@ -41,7 +41,7 @@ fn proper_course(diagnosis: &str) -> Course {
 
 #[test]
 fn a_proper_course_is_in_order() {
-    let course = proper_course("got -1");
+    let course = proper_course("got:      -1");
     let out = course.judge(&["verify"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     insta::assert_snapshot!(course.redact(&out.stdout));
@@ -67,7 +67,7 @@ fn a_variant_without_its_diagnosis_is_reported() {
 
 #[test]
 fn a_solved_starter_and_an_unlisted_folder_are_reported() {
-    let course = proper_course("got -1");
+    let course = proper_course("got:      -1");
     let starter = course.root.join("exercises/902-wrong-answer/src/lib.rs");
     fs::write(
         &starter,
