@@ -44,11 +44,24 @@ impl Course {
         self.root.join("solutions").join(exercise.dir_name())
     }
 
-    /// The judge's check suite for `exercise`.
+    /// The judge's check suite for `exercise`: the file the harness includes
+    /// as its module `suite` (`#[path = "…"] mod suite;`).
+    ///
+    /// A suite is one file, `judge/checks/exID.rs`, or a folder,
+    /// `judge/checks/exID/mod.rs`, whose `mod.rs` holds the `CHECKS` table and
+    /// declares submodules: a `mod.rs` included by path finds its
+    /// submodules beside it (`mod support;` is `exID/support.rs`), so a long
+    /// suite splits by theme. The folder wins when its `mod.rs` exists; else
+    /// this is the single file, which may not exist either (see
+    /// [`missing_suite`]).
     pub(crate) fn checks_file(&self, exercise: &Exercise) -> PathBuf {
-        self.root
-            .join("judge/checks")
-            .join(format!("ex{}.rs", exercise.id))
+        let checks = self.root.join("judge/checks");
+        let folder = checks.join(format!("ex{}/mod.rs", exercise.id));
+        if folder.is_file() {
+            folder
+        } else {
+            checks.join(format!("ex{}.rs", exercise.id))
+        }
     }
 
     /// The known-wrong variants of `exercise`: one `lib.rs` per mistake.
@@ -76,6 +89,25 @@ impl Course {
     }
 }
 
+/// Why the check suite at `checks` (a [`Course::checks_file`] that is not
+/// there) cannot be used, naming both places a suite may be.
+pub(crate) fn missing_suite(checks: &Path) -> String {
+    let (file, folder) = if checks.file_name().is_some_and(|n| n == "mod.rs") {
+        let dir = checks.parent().unwrap_or(checks);
+        (dir.with_extension("rs"), checks.to_path_buf())
+    } else {
+        (
+            checks.to_path_buf(),
+            checks.with_extension("").join("mod.rs"),
+        )
+    };
+    format!(
+        "the check suite `{}` is missing, and so is the folder suite `{}`",
+        file.display(),
+        folder.display()
+    )
+}
+
 /// The judge's workspace: `JUDGE_TOOLS`, else where this judge was built.
 fn tools_dir() -> PathBuf {
     match std::env::var_os("JUDGE_TOOLS") {
@@ -98,4 +130,52 @@ fn find_root(start: &Path) -> Result<PathBuf> {
         "no course here: no `exercises/info.toml` in `{}` or above; run the judge inside the workbook, or pass `--root DIR`",
         start.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn course(root: &Path) -> (Course, Exercise) {
+        let exercise: Exercise = toml::from_str(
+            "id = 7\nslug = \"s\"\ntitle = \"t\"\nchapter = \"c.md\"\ndifficulty = 1\npoints = 1\ntimeout_s = 1\nlib = \"l\"\nhints = []\n",
+        )
+        .unwrap();
+        let manifest = Manifest {
+            format: 1,
+            exercises: vec![exercise.clone()],
+        };
+        let course = Course {
+            root: root.to_path_buf(),
+            tools: root.to_path_buf(),
+            manifest,
+        };
+        (course, exercise)
+    }
+
+    #[test]
+    fn a_suite_folder_wins_over_the_single_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (course, exercise) = course(dir.path());
+        let checks = dir.path().join("judge/checks");
+        assert_eq!(course.checks_file(&exercise), checks.join("ex7.rs"));
+        std::fs::create_dir_all(checks.join("ex7")).unwrap();
+        assert_eq!(
+            course.checks_file(&exercise),
+            checks.join("ex7.rs"),
+            "a folder without `mod.rs` is no suite"
+        );
+        std::fs::write(checks.join("ex7/mod.rs"), "").unwrap();
+        assert_eq!(course.checks_file(&exercise), checks.join("ex7/mod.rs"));
+    }
+
+    #[test]
+    fn a_missing_suite_names_both_places() {
+        let expected = "the check suite `/c/judge/checks/ex7.rs` is missing, and so is the folder suite `/c/judge/checks/ex7/mod.rs`";
+        assert_eq!(missing_suite(Path::new("/c/judge/checks/ex7.rs")), expected);
+        assert_eq!(
+            missing_suite(Path::new("/c/judge/checks/ex7/mod.rs")),
+            expected
+        );
+    }
 }

@@ -31,7 +31,8 @@ pub(crate) struct Spec {
     pub(crate) package: String,
     /// The library name the suite imports.
     pub(crate) lib: String,
-    /// The check suite's source.
+    /// The check suite's source: its one file or its folder's `mod.rs`
+    /// ([`Course::checks_file`]).
     pub(crate) checks: PathBuf,
 }
 
@@ -96,8 +97,8 @@ fn package_name(dir: &Path) -> Result<String> {
 pub(crate) fn generate(course: &Course, spec: &Spec) -> Result<PathBuf> {
     if !spec.checks.is_file() {
         bail!(
-            "the check suite `{}` is missing; the judge cannot check this exercise",
-            spec.checks.display()
+            "{}; the judge cannot check this exercise",
+            crate::course::missing_suite(&spec.checks)
         );
     }
     let dir = course.scratch("harness").join(&spec.package_name);

@@ -3,7 +3,7 @@
 //! folder is in the manifest.
 
 use super::Finding;
-use crate::course::Course;
+use crate::course::{Course, missing_suite};
 use crate::manifest::Exercise;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -60,11 +60,20 @@ fn check_exercise(course: &Course, exercise: &Exercise) -> Vec<String> {
             ex.join("README.md").display()
         ));
     }
-    if !course.checks_file(exercise).is_file() {
+    let checks = course.checks_file(exercise);
+    // With a suite folder, the single file it shadows: `exID/mod.rs` -> `exID.rs`.
+    let shadowed = checks
+        .ends_with("mod.rs")
+        .then(|| checks.parent().map(|dir| dir.with_extension("rs")))
+        .flatten();
+    if !checks.is_file() {
+        problems.push(format!("{}: {}", exercise.id, missing_suite(&checks)));
+    } else if let Some(single) = shadowed.filter(|f| f.exists()) {
         problems.push(format!(
-            "{}: the check suite `{}` is missing",
+            "{}: both the check suite folder `{}` and the file `{}` exist; the folder is used, so remove the file",
             exercise.id,
-            course.checks_file(exercise).display()
+            checks.display(),
+            single.display()
         ));
     }
     let (a, b) = (sources(&ex.join("src")), sources(&sol.join("src")));

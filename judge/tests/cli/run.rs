@@ -104,6 +104,24 @@ fn a_forged_verdict_printed_by_learner_code_is_not_believed() {
 }
 
 #[test]
+fn a_suite_folder_is_built_with_its_submodules() {
+    // Exercise 906's suite is `judge/checks/ex906/mod.rs`, whose device check
+    // lives in the submodule `ex906/device.rs`.
+    let course = Course::fixture();
+    let suite = course.root.join("judge/checks/ex906");
+    assert!(suite.join("mod.rs").is_file() && !suite.with_extension("rs").exists());
+    let out = course.judge(&["run", "906", "--solution"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    for line in [
+        "✓ adds_small_numbers add(2, 3) is 5",
+        "✓ adds_on_the_gpu_clock the device opens and the sum is copied back",
+        "all 3 checks passed",
+    ] {
+        assert!(out.stdout.contains(line), "{}", out.stdout);
+    }
+}
+
+#[test]
 fn an_abort_fails_its_check_and_the_others_still_run() {
     let course = Course::fixture();
     let out = course.judge(&["run", "907"]);

@@ -1,0 +1,181 @@
+//! Best fit, split and merge: which free block a request takes, when the
+//! rest is split off, and how a freed block merges with its neighbours.
+
+use super::support::{
+    ALLOC, FREE, KIB, MIB, S0, Sim, Size, ensure_at, ensure_block, ensure_rows, free, malloc, mb,
+    sim,
+};
+use caching_allocator::{Block, SMALL_BUFFER};
+use judge_harness::{Ctx, Failure, ensure_eq};
+
+pub(super) fn best_fit_takes_the_smallest_then_lowest_address(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let sizes = [8 * KIB, KIB, 4 * KIB, KIB, 4 * KIB, KIB];
+    let mut blocks: Vec<Option<Block>> = Vec::new();
+    for size in sizes {
+        blocks.push(Some(malloc(&mut a, size, S0)?));
+    }
+    for i in [4, 0, 2] {
+        free(&mut a, blocks[i].take().expect("allocated"))?;
+    }
+    // Free now: 8 KiB at 0, 4 KiB at 9 KiB, 4 KiB at 14 KiB, the rest of the segment at 19 KiB.
+    let steps = [
+        (
+            3000,
+            9 * KIB,
+            "the smaller 4 KiB blocks beat the 8 KiB one, and of the two the lower address (9 KiB) wins",
+        ),
+        (
+            4096,
+            14 * KIB,
+            "the other 4 KiB block fits exactly (the 1 KiB left at 12 KiB is too small)",
+        ),
+        (
+            4096,
+            0,
+            "the 8 KiB block at 0 is now the smallest that fits, not the end of the segment",
+        ),
+        (6000, 19 * KIB, "only the end of the segment holds 6 KiB"),
+    ];
+    let free_blocks = "free blocks of 8 KiB at 0, 4 KiB at 9 KiB, 4 KiB at 14 KiB and the rest of the segment at 19 KiB";
+    for (request, addr, why) in steps {
+        let block = malloc(&mut a, request, S0)?;
+        ensure_at(
+            &block,
+            addr,
+            &format!("best fit for malloc({request}) with {free_blocks}: {why}"),
+        )?;
+    }
+    Ok(())
+}
+
+pub(super) fn splits_small_blocks_when_512_bytes_remain(_: &Ctx) -> Result<(), Failure> {
+    let rest = SMALL_BUFFER - 2048;
+    let mut a = sim(mb(64));
+    let p = malloc(&mut a, 1000, S0)?;
+    ensure_rows(
+        &a,
+        0,
+        &[(0, 1024, ALLOC), (1024, SMALL_BUFFER - 1024, FREE)],
+        "malloc(1000) in a new small segment splits off the rest",
+    )?;
+    free(&mut a, p)?;
+    for (request, expected, what) in [
+        (
+            1024,
+            vec![
+                (0, 1024, ALLOC),
+                (1024, 512, FREE),
+                (1536, 512, ALLOC),
+                (2048, rest, FREE),
+            ],
+            "a 1.5 KiB free block and malloc(1 KiB): exactly 512 B remain, and that is split off",
+        ),
+        (
+            1536,
+            vec![(0, 1536, ALLOC), (1536, 512, ALLOC), (2048, rest, FREE)],
+            "a 1.5 KiB free block and malloc(1.5 KiB): an exact fit, nothing to split",
+        ),
+    ] {
+        let mut a = sim(mb(64));
+        let p = malloc(&mut a, 1536, S0)?;
+        let _g = malloc(&mut a, 512, S0)?;
+        free(&mut a, p)?;
+        let q = malloc(&mut a, request, S0)?;
+        ensure_block(&q, 0, request, what)?;
+        ensure_rows(&a, 0, &expected, what)?;
+    }
+    Ok(())
+}
+
+pub(super) fn splits_large_blocks_only_above_1_mib(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let whole = malloc(&mut a, mb(19), S0)?;
+    ensure_block(
+        &whole,
+        0,
+        mb(20),
+        "malloc(19 MiB) in a new 20 MiB segment: only 1 MiB would remain, not more than 1 MiB, so the whole block is handed out",
+    )?;
+    ensure_eq(
+        Size(a.memory_allocated()),
+        Size(mb(20)),
+        "memory_allocated counts the whole 20 MiB block",
+    )?;
+    let mut a = sim(mb(64));
+    malloc(&mut a, mb(19) - 512, S0)?;
+    ensure_rows(
+        &a,
+        0,
+        &[
+            (0, mb(19) - 512, ALLOC),
+            (mb(19) as u64 - 512, MIB + 512, FREE),
+        ],
+        "malloc(19 MiB - 512 B): 1 MiB + 512 B remain, more than 1 MiB, so the rest is split off",
+    )?;
+    let mut a = sim(mb(200));
+    malloc(&mut a, mb(5), S0)?;
+    let b = malloc(&mut a, mb(14) + MIB / 2, S0)?;
+    ensure_block(
+        &b,
+        mb(5),
+        mb(15),
+        "malloc(5 MiB) then malloc(14.5 MiB): the second takes the free 15 MiB whole (0.5 MiB would remain)",
+    )?;
+    ensure_eq(
+        Size(a.memory_allocated()),
+        Size(mb(20)),
+        "memory_allocated after malloc(5 MiB) and malloc(14.5 MiB)",
+    )
+}
+
+// ---------------------------------------------------------------- merging
+
+pub(super) fn merges_with_both_neighbours(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let mut x = Vec::new();
+    for _ in 0..4 {
+        x.push(Some(malloc(&mut a, mb(4), S0)?));
+    }
+    let mut free_x = |a: &mut Sim, i: usize| free(a, x[i].take().expect("allocated"));
+    free_x(&mut a, 1)?;
+    free_x(&mut a, 2)?;
+    let (m4, m8, m12, m16) = (mb(4) as u64, mb(8), mb(12) as u64, mb(16) as u64);
+    ensure_rows(
+        &a,
+        0,
+        &[
+            (0, mb(4), ALLOC),
+            (m4, m8, FREE),
+            (m12, mb(4), ALLOC),
+            (m16, mb(4), FREE),
+        ],
+        "four 4 MiB blocks in a 20 MiB segment, then free the 2nd and 3rd: the freed block merges with the free block before it",
+    )?;
+    free_x(&mut a, 0)?;
+    ensure_rows(
+        &a,
+        0,
+        &[(0, mb(12), FREE), (m12, mb(4), ALLOC), (m16, mb(4), FREE)],
+        "then free the 1st: it merges with the free block after it",
+    )?;
+    free_x(&mut a, 3)?;
+    ensure_rows(
+        &a,
+        0,
+        &[(0, mb(20), FREE)],
+        "then free the 4th: it merges with both neighbours into one block",
+    )?;
+    let all = malloc(&mut a, mb(20), S0)?;
+    ensure_block(
+        &all,
+        0,
+        mb(20),
+        "malloc(20 MiB) then reuses the merged block",
+    )?;
+    ensure_eq(
+        Size(a.memory_reserved()),
+        Size(mb(20)),
+        "memory_reserved (no new segment)",
+    )
+}

@@ -1,0 +1,124 @@
+//! On the GPU (real or virtual): a `Driver` over raw segments and events,
+//! and a block freed while another stream's slow kernel still reads it.
+
+use super::support::{S0, S1, ensure};
+use caching_allocator::{CachingAllocator, Driver, StreamId};
+use judge_harness::{Ctx, Failure};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// A `Driver` over the `gpu` crate: raw segments (`cuMemAlloc`) and events.
+struct GpuDriver {
+    device: gpu::Device,
+    streams: BTreeMap<StreamId, gpu::Stream>,
+    segments: BTreeMap<u64, gpu::Segment>,
+    problems: Vec<String>,
+}
+
+impl Driver for GpuDriver {
+    type Event = gpu::Event;
+
+    fn alloc_segment(&mut self, bytes: usize) -> Option<u64> {
+        let segment = self.device.alloc_segment(bytes).ok()?;
+        let addr = segment.addr();
+        self.segments.insert(addr, segment);
+        Some(addr)
+    }
+
+    fn free_segment(&mut self, addr: u64, bytes: usize) {
+        match self.segments.remove(&addr) {
+            Some(segment) if segment.bytes() == bytes => {
+                if let Err(e) = self.device.free_segment(segment) {
+                    self.problems
+                        .push(format!("free_segment({addr:#x}) failed: {e}"));
+                }
+            }
+            Some(segment) => {
+                self.problems.push(format!(
+                    "free_segment({addr:#x}, {bytes}) for a segment of {} bytes",
+                    segment.bytes()
+                ));
+                self.segments.insert(addr, segment);
+            }
+            None => self
+                .problems
+                .push(format!("free_segment({addr:#x}) of no segment")),
+        }
+    }
+
+    fn record_event(&mut self, stream: StreamId) -> gpu::Event {
+        let Some(s) = self.streams.get(&stream) else {
+            panic!(
+                "the allocator recorded an event on stream {}, which this check never used",
+                stream.0
+            )
+        };
+        s.record_event().expect("recording an event")
+    }
+
+    fn event_done(&mut self, event: &gpu::Event) -> bool {
+        event.query().expect("querying an event")
+    }
+
+    fn wait_event(&mut self, event: &gpu::Event) {
+        event.synchronize().expect("waiting for an event");
+    }
+}
+
+/// Elements in the block: 1 MiB of `f32`, a small-pool block.
+const N: usize = 1 << 18;
+
+pub(super) fn gpu_reuse_waits_for_a_slow_reader(ctx: &Ctx) -> Result<(), Failure> {
+    let device = ctx.device()?;
+    let (a, b) = (device.new_stream()?, device.new_stream()?);
+    let driver = GpuDriver {
+        device: device.clone(),
+        streams: BTreeMap::from([(S0, a.clone()), (S1, b.clone())]),
+        segments: BTreeMap::new(),
+        problems: Vec::new(),
+    };
+    let mut alloc = CachingAllocator::new(driver);
+    let out = b.alloc_zeros::<f32>(1)?;
+    let block = alloc
+        .malloc(N * 4, S0)
+        .map_err(|e| Failure::new("malloc(1 MiB) on stream A", e.to_string()))?;
+    let old = block.addr();
+    a.fill(device.view::<f32>(old, N)?, 1.0)?;
+    b.wait_event(&a.record_event()?)?;
+    b.sum_after(Duration::from_millis(20), device.view::<f32>(old, N)?, &out)?;
+    alloc.record_stream(&block, S1);
+    alloc
+        .free(block)
+        .map_err(|e| Failure::new("free of the block", e.to_string()))?;
+    let again = alloc
+        .malloc(N * 4, S0)
+        .map_err(|e| Failure::new("a second malloc(1 MiB) on stream A", e.to_string()))?;
+    a.fill(device.view::<f32>(again.addr(), N)?, 999.0)?;
+    let sum = b.to_vec(&out)?[0];
+    ctx.save_trace("reuse", &device);
+    let races: Vec<String> = device.races().iter().map(ToString::to_string).collect();
+    let problems = std::mem::take(&mut alloc.driver_mut().problems);
+    let reused = again.addr() == old;
+    alloc
+        .free(again)
+        .map_err(|e| Failure::new("free of the second block", e.to_string()))?;
+    if sum != N as f32 || !races.is_empty() {
+        let what = if reused {
+            format!(
+                "malloc handed out the block at {old:#x} again while stream B's slow reader still read it: a reuse before the reader was done, so stream A's fill of 999.0 landed under the read"
+            )
+        } else {
+            "the reader saw other data".to_string()
+        };
+        return Err(Failure::new(
+            format!("stream B's slow reader to sum {N} ones to {N} (a block recorded with record_stream on B and freed must not be reused before B's work is done)"),
+            format!("a sum of {sum}; {what}"),
+        )
+        .detail(format!("races found by the race checker:\n{}", races.join("\n"))));
+    }
+    ensure(
+        problems.is_empty(),
+        "the driver to be used correctly",
+        || problems.join("; "),
+    )
+}

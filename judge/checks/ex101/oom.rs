@@ -1,0 +1,203 @@
+//! Out of memory and statistics: the fragmentation OOM, the release and
+//! retry, the counters, and a refused free of another allocator's block.
+
+use super::support::{MIB, S0, S1, Sim, Size, at, bytes, ensure, ensure_at, free, malloc, mb, sim};
+use caching_allocator::{AllocError, SMALL_BUFFER, Stats};
+use judge_harness::{Ctx, Failure, ensure_eq};
+
+pub(super) fn fragmentation_oom_explains_itself(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(40));
+    let mut x = Vec::new();
+    for _ in 0..4 {
+        x.push(Some(malloc(&mut a, mb(8), S0)?));
+    }
+    let addrs: Vec<u64> = x.iter().flatten().map(|b| b.addr() / MIB as u64).collect();
+    ensure_eq(
+        addrs,
+        vec![0, 8, 20, 28],
+        "addresses in MiB of four malloc(8 MiB) in two 20 MiB segments",
+    )?;
+    free(&mut a, x[0].take().expect("allocated"))?;
+    free(&mut a, x[2].take().expect("allocated"))?;
+    let expected = AllocError::OutOfMemory {
+        requested: mb(12),
+        allocated: mb(16),
+        reserved: mb(40),
+    };
+    let err = match a.malloc(mb(12), S0) {
+        Ok(b) => {
+            return Err(Failure::new(
+                format!(
+                    "{expected:?}: 24 MiB is free but no free block holds 12 MiB, and a 12 MiB segment exceeds the 40 MiB device"
+                ),
+                format!("a block of {} at {}", bytes(b.size()), at(b.addr())),
+            ));
+        }
+        Err(e) => e,
+    };
+    ensure_eq(
+        &err,
+        &expected,
+        "malloc(12 MiB) with 16 MiB allocated in two 20 MiB segments of a 40 MiB device",
+    )?;
+    let stats = a.stats();
+    ensure_eq(
+        (stats.num_alloc_retries, stats.num_ooms),
+        (1, 1),
+        "(num_alloc_retries, num_ooms): one retry after releasing the cache, then the OOM",
+    )?;
+    let text = err.to_string();
+    for needed in ["reserved but unallocated", "fragment", "12 MiB", "24 MiB"] {
+        ensure(
+            text.contains(needed),
+            format!(
+                "the message to name the request (12 MiB), say that 24 MiB is reserved but unallocated and name fragmentation as the cause (contain `{needed}`)"
+            ),
+            || format!("the message `{text}`"),
+        )?;
+    }
+    let mut full = sim(mb(40));
+    let _big = malloc(&mut full, mb(30), S0)?;
+    let err = full.malloc(mb(20), S0).err();
+    let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
+    ensure(
+        matches!(err, Some(AllocError::OutOfMemory { .. })) && !text.contains("fragment"),
+        "malloc(20 MiB) with 30 MiB allocated of 40: OutOfMemory whose message does not blame fragmentation (nothing is reserved but unallocated, so no `fragment`)",
+        || format!("{err:?}: `{text}`"),
+    )?;
+    free(&mut a, x[1].take().expect("allocated"))?;
+    free(&mut a, x[3].take().expect("allocated"))?;
+    let y = malloc(&mut a, mb(30), S0)?;
+    ensure_at(
+        &y,
+        mb(40),
+        "after freeing the other two blocks, malloc(30 MiB) returns both free segments to the driver and gets a new one",
+    )?;
+    ensure_eq(
+        (Size(a.memory_reserved()), a.stats().num_alloc_retries),
+        (Size(mb(30)), 2),
+        "(memory_reserved, num_alloc_retries) after that",
+    )
+}
+
+pub(super) fn oom_releases_cached_segments_and_retries(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(40));
+    let o = malloc(&mut a, mb(5), S1)?;
+    free(&mut a, o)?;
+    let big = a.malloc(mb(30), S0).map_err(|e| Failure::new("malloc(30 MiB) on stream 0 with a 20 MiB segment cached for stream 1 on a 40 MiB device: the retry returns stream 1's cached segment and succeeds", format!("{e:?}: {e}; the segment cached for stream 1 was not returned to the driver before a retry, or there was no retry")))?;
+    ensure_at(&big, mb(20), "that 30 MiB block")?;
+    let s = a.stats();
+    ensure_eq(
+        (
+            Size(s.reserved_bytes),
+            s.num_alloc_retries,
+            s.num_ooms,
+            s.num_device_free,
+        ),
+        (Size(mb(30)), 1, 0, 1),
+        "(reserved_bytes, num_alloc_retries, num_ooms, num_device_free) after it",
+    )?;
+    let mut a = sim(mb(20));
+    let x = malloc(&mut a, mb(20), S0)?;
+    a.record_stream(&x, S1);
+    free(&mut a, x)?;
+    let y = a.malloc(mb(20), S0).map_err(|e| Failure::new("malloc(20 MiB) when the device's only segment waits on stream 1: the retry waits for the pending free, returns the segment and succeeds", format!("{e:?}")))?;
+    ensure_at(&y, mb(20), "that block (a new segment)")?;
+    ensure_eq(
+        (Size(a.memory_reserved()), a.stats().num_alloc_retries),
+        (Size(mb(20)), 1),
+        "(memory_reserved, num_alloc_retries) after it",
+    )
+}
+
+pub(super) fn statistics_follow_allocations(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let p = malloc(&mut a, 1000, S0)?;
+    let split = |a: &Sim| {
+        (
+            a.stats().inactive_split,
+            Size(a.stats().inactive_split_bytes),
+        )
+    };
+    ensure_eq(
+        split(&a),
+        (1, Size(SMALL_BUFFER - 1024)),
+        "(inactive_split, inactive_split_bytes) after malloc(1000)",
+    )?;
+    let q = malloc(&mut a, 1000, S0)?;
+    ensure_eq(
+        split(&a),
+        (1, Size(SMALL_BUFFER - 2048)),
+        "(inactive_split, inactive_split_bytes) after a second malloc(1000)",
+    )?;
+    free(&mut a, p)?;
+    ensure_eq(
+        split(&a),
+        (2, Size(SMALL_BUFFER - 1024)),
+        "(inactive_split, inactive_split_bytes) after freeing the first",
+    )?;
+    free(&mut a, q)?;
+    ensure_eq(
+        split(&a),
+        (0, Size(0)),
+        "(inactive_split, inactive_split_bytes) after freeing both: one unsplit free segment is not an inactive split",
+    )?;
+    let x = malloc(&mut a, mb(4), S0)?;
+    let y = malloc(&mut a, mb(4), S0)?;
+    a.record_stream(&y, S1);
+    free(&mut a, y)?;
+    ensure_eq(
+        (
+            Size(a.stats().allocated_bytes),
+            Size(a.stats().active_bytes),
+        ),
+        (Size(mb(4)), Size(mb(8))),
+        "(allocated_bytes, active_bytes) with a 4 MiB block freed but pending on stream 1: allocated drops at free, active when the stream is done",
+    )?;
+    a.driver_mut().finish(S1);
+    let z = malloc(&mut a, MIB, S0)?;
+    free(&mut a, x)?;
+    free(&mut a, z)?;
+    a.empty_cache();
+    let expected = Stats {
+        allocated_bytes: 0,
+        reserved_bytes: 0,
+        active_bytes: 0,
+        peak_allocated_bytes: mb(8),
+        peak_reserved_bytes: mb(22),
+        inactive_split: 0,
+        inactive_split_bytes: 0,
+        num_alloc_retries: 0,
+        num_ooms: 0,
+        num_device_alloc: 2,
+        num_device_free: 2,
+    };
+    ensure_eq(
+        a.stats(),
+        expected,
+        "stats after malloc(1000) twice, 4 MiB twice (one pending on stream 1), 1 MiB, all freed and empty_cache",
+    )
+}
+
+pub(super) fn foreign_block_is_not_allocated(_: &Ctx) -> Result<(), Failure> {
+    let mut mine = sim(mb(64));
+    let mut other = sim(mb(64));
+    let x = malloc(&mut mine, 1000, S0)?;
+    let y = malloc(&mut other, 1000, S0)?;
+    let z = malloc(&mut other, mb(5), S0)?;
+    let before = (mine.snapshot(), mine.stats());
+    for (block, addr) in [(y, 0), (z, mb(2) as u64)] {
+        let result = mine.free(block);
+        ensure_eq(
+            result,
+            Err(AllocError::NotAllocated { addr }),
+            "free of another allocator's block (its address may match one of ours)",
+        )?;
+        ensure_eq(
+            (mine.snapshot(), mine.stats()),
+            before.clone(),
+            "the snapshot and stats after that refused free (unchanged)",
+        )?;
+    }
+    free(&mut mine, x)
+}

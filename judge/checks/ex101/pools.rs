@@ -1,0 +1,121 @@
+//! Rounding, pools and segments: how a request is rounded, which pool it
+//! goes to, and how big a new segment is.
+
+use super::support::{
+    MIB, S0, Seg, Size, bytes, ensure, ensure_at, ensure_block, free, malloc, mb, segments, sim,
+};
+use caching_allocator::{LARGE_BUFFER, Pool, SMALL_BUFFER};
+use judge_harness::{Ctx, Failure, ensure_eq};
+
+pub(super) fn rounds_requests_to_512(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let cases = [
+        (0, 512),
+        (1, 512),
+        (511, 512),
+        (512, 512),
+        (513, 1024),
+        (1000, 1024),
+        (1024, 1024),
+        (1025, 1536),
+    ];
+    let mut next = 0;
+    for (request, rounded) in cases {
+        let block = malloc(&mut a, request, S0)?;
+        ensure_block(
+            &block,
+            next,
+            rounded,
+            &format!(
+                "malloc({request}) rounds up to a multiple of 512 (at least 512) and takes the front of the small segment's free block"
+            ),
+        )?;
+        next += rounded;
+    }
+    Ok(())
+}
+
+pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let one = malloc(&mut a, MIB, S0)?;
+    let above = malloc(&mut a, MIB + 1, S0)?;
+    ensure_eq(
+        segments(&a),
+        vec![
+            Seg(0, SMALL_BUFFER, S0, Pool::Small),
+            Seg(mb(2) as u64, LARGE_BUFFER, S0, Pool::Large),
+        ],
+        "the segments after malloc(1 MiB) and malloc(1 MiB + 1 B): 1 MiB is small, anything above is large",
+    )?;
+    ensure_block(
+        &above,
+        mb(2),
+        MIB + 512,
+        "malloc(1 MiB + 1 B) rounds up to 1 MiB + 512 B",
+    )?;
+    free(&mut a, one)?;
+    free(&mut a, above)?;
+    let large = malloc(&mut a, 3 * MIB / 2, S0)?;
+    ensure_at(
+        &large,
+        mb(2),
+        "malloc(1.5 MiB) with a free 2 MiB small segment at 0 and a free 20 MiB large one at 2 MiB: the large pool's block (pools never share blocks)",
+    )?;
+    let small = malloc(&mut a, 4096, S0)?;
+    ensure_at(&small, 0, "malloc(4 KiB) then comes from the small pool")
+}
+
+pub(super) fn sizes_new_segments(_: &Ctx) -> Result<(), Failure> {
+    let cases = [
+        (1000, mb(2)),
+        (MIB, mb(2)),
+        (mb(5), mb(20)),
+        (mb(10) - 512, mb(20)),
+        (mb(10) - 1, mb(10)),
+        (mb(10), mb(10)),
+        (mb(12) + 1, mb(14)),
+        (mb(19) + 1, mb(20)),
+        (mb(30), mb(30)),
+    ];
+    for (request, segment) in cases {
+        let mut a = sim(mb(1024));
+        malloc(&mut a, request, S0)?;
+        let sizes: Vec<usize> = a.snapshot().iter().map(|s| s.size).collect();
+        ensure(
+            sizes == [segment],
+            format!(
+                "malloc({}) on an empty allocator to open one segment of {} (2 MiB for the small pool, 20 MiB under 10 MiB, else the request rounded up to 2 MiB)",
+                bytes(request),
+                bytes(segment)
+            ),
+            || {
+                format!(
+                    "segments of {}",
+                    sizes
+                        .iter()
+                        .map(|&s| bytes(s))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+        )?;
+    }
+    let mut a = sim(mb(64));
+    ensure_block(
+        &malloc(&mut a, 1000, S0)?,
+        0,
+        1024,
+        "the statement's example: malloc(1000)",
+    )?;
+    ensure_block(
+        &malloc(&mut a, mb(5), S0)?,
+        mb(2),
+        mb(5),
+        "then malloc(5 MiB)",
+    )?;
+    ensure_eq(
+        (Size(a.memory_allocated()), Size(a.memory_reserved())),
+        (Size(1024 + mb(5)), Size(mb(22))),
+        "(memory_allocated, memory_reserved) after the statement's example",
+    )
+}

@@ -1,0 +1,151 @@
+//! Streams and `record_stream`: free blocks are kept per stream, a block
+//! used by other streams waits for them, and `empty_cache` waits too.
+
+use super::support::{
+    ALLOC, FREE, MIB, PEND, S0, S1, S2, S3, Seg, Size, at, ensure, ensure_at, ensure_rows, free,
+    malloc, mb, segments, sim,
+};
+use caching_allocator::{LARGE_BUFFER, Pool, SMALL_BUFFER};
+use judge_harness::{Ctx, Failure, ensure_eq};
+
+pub(super) fn keeps_free_blocks_per_stream(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let x = malloc(&mut a, 4096, S0)?;
+    free(&mut a, x)?;
+    let y = malloc(&mut a, 4096, S1)?;
+    ensure_at(
+        &y,
+        mb(2),
+        "malloc(4 KiB) on stream 1 after a block of stream 0 was freed: a new small segment for stream 1, not stream 0's block",
+    )?;
+    let z = malloc(&mut a, 4096, S0)?;
+    ensure_at(&z, 0, "malloc(4 KiB) on stream 0 reuses its freed block")?;
+    let l = malloc(&mut a, mb(5), S0)?;
+    ensure_at(&l, mb(4), "malloc(5 MiB) on stream 0 opens a large segment")?;
+    free(&mut a, l)?;
+    let m = malloc(&mut a, mb(5), S1)?;
+    ensure_at(
+        &m,
+        mb(24),
+        "malloc(5 MiB) on stream 1 after stream 0 freed its 5 MiB: a new large segment for stream 1",
+    )?;
+    let streams: Vec<u32> = a.snapshot().iter().map(|s| s.stream.0).collect();
+    ensure_eq(
+        streams,
+        vec![0, 1, 0, 1],
+        "the streams of the segments, by address",
+    )
+}
+
+pub(super) fn record_stream_defers_reuse(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let x = malloc(&mut a, MIB, S0)?;
+    a.record_stream(&x, S1);
+    free(&mut a, x)?;
+    ensure_rows(
+        &a,
+        0,
+        &[(0, MIB, PEND), (MIB as u64, MIB, FREE)],
+        "a 1 MiB block recorded on stream 1, then freed: pending free until stream 1's work finishes",
+    )?;
+    let y = malloc(&mut a, MIB, S0)?;
+    ensure(
+        y.addr() != 0,
+        "malloc(1 MiB) while stream 1 may still use the freed block at 0: the free block at 1 MiB, no reuse of the pending one",
+        || {
+            format!(
+                "a reuse: malloc handed out the pending block at {} while stream 1 may still use it",
+                at(y.addr())
+            )
+        },
+    )?;
+    a.driver_mut().finish(S1);
+    let z = malloc(&mut a, MIB, S0)?;
+    ensure_at(
+        &z,
+        0,
+        "after stream 1 finishes, the next malloc(1 MiB) notices its event and reuses the block",
+    )?;
+    let w = malloc(&mut a, 4096, S0)?;
+    ensure_at(
+        &w,
+        mb(2),
+        "malloc(4 KiB) on a full small segment opens another",
+    )?;
+    a.record_stream(&w, S1);
+    a.record_stream(&w, S2);
+    free(&mut a, w)?;
+    a.driver_mut().finish(S1);
+    let v = malloc(&mut a, 4096, S0)?;
+    ensure(
+        v.addr() != mb(2) as u64,
+        "with streams 1 and 2 recorded and only stream 1 finished, no reuse of the block at 2 MiB",
+        || {
+            format!(
+                "a reuse: malloc handed out the block at {} while stream 2 may still use it",
+                at(v.addr())
+            )
+        },
+    )?;
+    a.driver_mut().finish(S2);
+    let u = malloc(&mut a, 4096, S0)?;
+    ensure_at(
+        &u,
+        mb(2),
+        "once both recorded streams finish, the block at 2 MiB is reused",
+    )
+}
+
+pub(super) fn record_stream_on_the_own_stream_is_ignored(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let x = malloc(&mut a, 4096, S0)?;
+    a.record_stream(&x, S0);
+    free(&mut a, x)?;
+    ensure_rows(
+        &a,
+        0,
+        &[(0, SMALL_BUFFER, FREE)],
+        "a block recorded on its own stream is free at once (its stream's order protects it)",
+    )?;
+    let y = malloc(&mut a, 4096, S0)?;
+    ensure_at(&y, 0, "malloc(4 KiB) on the same stream reuses it")
+}
+
+pub(super) fn empty_cache_waits_for_pending_frees(_: &Ctx) -> Result<(), Failure> {
+    let mut a = sim(mb(100));
+    let s = malloc(&mut a, 4096, S0)?;
+    let l1 = malloc(&mut a, mb(5), S0)?;
+    let l2 = malloc(&mut a, mb(5), S0)?;
+    a.record_stream(&s, S3);
+    free(&mut a, s)?;
+    free(&mut a, l1)?;
+    a.empty_cache();
+    ensure_eq(
+        segments(&a),
+        vec![Seg(mb(2) as u64, LARGE_BUFFER, S0, Pool::Large)],
+        "segments after empty_cache: it waits for stream 3, so the small segment is wholly free and returned, and the large one still holds an allocated block",
+    )?;
+    let (m2, m7, m12) = (mb(2) as u64, mb(7) as u64, mb(12) as u64);
+    ensure_rows(
+        &a,
+        mb(2),
+        &[(m2, mb(5), FREE), (m7, mb(5), ALLOC), (m12, mb(10), FREE)],
+        "the large segment after empty_cache",
+    )?;
+    free(&mut a, l2)?;
+    a.empty_cache();
+    ensure_eq(
+        (Size(a.memory_reserved()), a.snapshot().len()),
+        (Size(0), 0),
+        "(memory_reserved, segments) after freeing everything and empty_cache",
+    )?;
+    let x = malloc(&mut a, mb(4), S0)?;
+    a.record_stream(&x, S2);
+    free(&mut a, x)?;
+    a.empty_cache();
+    ensure_eq(
+        Size(a.memory_reserved()),
+        Size(0),
+        "memory_reserved after empty_cache with one pending block in an otherwise free segment",
+    )
+}
