@@ -1,6 +1,8 @@
 //! mistake: the out-of-memory message blames fragmentation even when nothing is reserved but unallocated
 //! fails: fragmentation_oom_explains_reserved_but_unallocated
 //! says: does not blame fragmentation
+//! (Over 400 lines: a variant replaces only `src/lib.rs`, so this one is the
+//! solution's `lib.rs` with its `error` module inlined, where the mistake is.)
 //!
 //! A caching device-memory allocator with PyTorch's rules.
 //!
