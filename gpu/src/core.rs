@@ -134,6 +134,30 @@ impl Core {
         Ok(value)
     }
 
+    /// A blocking call that must happen (a free in `Drop`): instead of being
+    /// refused, it invalidates a capture in progress and, in sync debug
+    /// mode, is reported as a warning; then it runs and is traced.
+    pub(crate) fn call_forced<R>(
+        &mut self,
+        op: Op,
+        work: impl FnOnce(&mut dyn Exec) -> Result<R>,
+    ) -> Result<R> {
+        if op.blocking.is_some() {
+            let _ = self.refuse_in_capture(&op, "it would make the CPU wait for the GPU");
+            if self.sync_debug != SyncDebug::Off {
+                eprintln!(
+                    "gpu: sync debug: `{}` at {} blocks the CPU (a drop cannot be refused)",
+                    op.name, op.site
+                );
+            }
+        }
+        let start = self.exec.now_ns();
+        let value = work(self.exec.as_mut())?;
+        let end = self.exec.now_ns();
+        self.push(op, start, end, Span::None);
+        Ok(value)
+    }
+
     /// Like [`Core::run`] for calls with no GPU span.
     pub(crate) fn call<R>(
         &mut self,
@@ -238,11 +262,13 @@ impl Core {
         bytes: u64,
         site: CallSite,
     ) -> Result<()> {
-        let inside = self
-            .allocations
-            .range(..=addr)
-            .next_back()
-            .is_some_and(|(&base, &(len, _))| addr + bytes <= base + len);
+        let inside =
+            self.allocations
+                .range(..=addr)
+                .next_back()
+                .is_some_and(|(&base, &(len, _))| {
+                    addr.checked_add(bytes).is_some_and(|end| end <= base + len)
+                });
         if inside {
             Ok(())
         } else {

@@ -210,7 +210,10 @@ impl Device {
         let mut core = self.core();
         let op = Op::new(OpKind::AllocSegment, "cuMemAlloc", site).bytes(bytes as u64);
         core.refuse_in_capture(&op, "allocate device memory before the capture begins")?;
-        let addr = core.call(op, |exec| exec.malloc_segment(bytes))?;
+        let capacity = core.info.total_memory;
+        let addr = core
+            .call(op, |exec| exec.malloc_segment(bytes))
+            .map_err(|e| e.in_allocation("alloc_segment", bytes as u64, capacity, site))?;
         core.add_allocation(addr, bytes as u64, AllocKind::Segment);
         drop(core);
         Ok(Segment::new(self.clone(), addr, bytes, site))
@@ -218,6 +221,9 @@ impl Device {
 
     /// Frees a raw segment (`cuMemFree`): blocks the CPU until the whole device
     /// is idle, because the driver cannot know who still uses the memory.
+    /// When the call is refused (sync debug mode `Error`, a capture in
+    /// progress), the segment is freed as it is dropped: a drop cannot be
+    /// refused, so the memory is never leaked.
     #[track_caller]
     pub fn free_segment(&self, segment: Segment) -> Result<()> {
         let site = CallSite::caller();
@@ -229,7 +235,7 @@ impl Device {
     #[track_caller]
     pub fn alloc_pinned<T: Elem>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         let site = CallSite::caller();
-        let bytes = len * T::KIND.size();
+        let bytes = crate::elem::byte_len::<T>(len, "alloc_pinned", site)?;
         let mut core = self.core();
         let op = Op::new(OpKind::AllocPinned, "cuMemHostAlloc", site).bytes(bytes as u64);
         core.refuse_in_capture(&op, "allocate pinned memory before the capture begins")?;
@@ -253,7 +259,7 @@ impl Device {
                 site,
             });
         }
-        let bytes = (len * T::KIND.size()) as u64;
+        let bytes = crate::elem::byte_len::<T>(len, "view", site)? as u64;
         self.core().check_range("view", addr, bytes, site)?;
         Ok(View::new(addr, len))
     }

@@ -28,6 +28,23 @@ impl Elem for u32 {
     const KIND: ElemKind = ElemKind::U32;
 }
 
+/// Bytes of `len` elements of `T`, or a `Length` error when that overflows.
+pub(crate) fn byte_len<T: Elem>(
+    len: usize,
+    op: &'static str,
+    site: crate::trace::CallSite,
+) -> crate::error::Result<usize> {
+    len.checked_mul(T::KIND.size())
+        .ok_or_else(|| crate::error::GpuError::Length {
+            op,
+            detail: format!(
+                "{len} elements of {} do not fit the address space",
+                T::KIND.name()
+            ),
+            site,
+        })
+}
+
 /// The runtime tag of an [`Elem`] type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

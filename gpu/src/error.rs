@@ -65,15 +65,13 @@ pub enum GpuError {
     },
     /// The device has no memory left for the request.
     #[error(
-        "out of device memory: `{op}` at {site} asked for {requested} bytes with {in_use} of {capacity} in use"
+        "out of device memory: `{op}` at {site} asked for {requested} bytes of a {capacity}-byte device; drop the buffers and free the segments you no longer need, then try again"
     )]
     OutOfMemory {
         /// The operation.
         op: &'static str,
         /// Bytes asked for.
         requested: u64,
-        /// Bytes already allocated.
-        in_use: u64,
         /// Device capacity in bytes.
         capacity: u64,
         /// The caller's location.
@@ -117,7 +115,9 @@ pub enum GpuError {
         site: CallSite,
     },
     /// Sync debug mode is `Error` and the call would block the CPU.
-    #[error("`{op}` at {site} would block the CPU ({reason}) and sync debug mode is `Error`")]
+    #[error(
+        "`{op}` at {site} would block the CPU ({reason}) and sync debug mode is `Error`; use pinned memory and events instead, or `SyncDebug::Warn` to let it through"
+    )]
     SyncDisallowed {
         /// The operation.
         op: &'static str,
@@ -137,7 +137,9 @@ pub enum GpuError {
         site: CallSite,
     },
     /// A handle from one device was used with another.
-    #[error("`{op}` at {site} mixes handles of two different devices")]
+    #[error(
+        "`{op}` at {site} mixes handles of two different devices; use streams, events and buffers of the device they were made with"
+    )]
     ForeignHandle {
         /// The operation.
         op: &'static str,
@@ -152,6 +154,37 @@ pub enum GpuError {
         /// What went wrong.
         detail: String,
     },
+}
+
+impl GpuError {
+    /// The same error, for an allocation by `op` at `site` on a device of
+    /// `capacity` bytes: the virtual GPU's and the driver's out-of-memory
+    /// become one [`GpuError::OutOfMemory`] naming the caller.
+    pub(crate) fn in_allocation(
+        self,
+        op: &'static str,
+        requested: u64,
+        capacity: u64,
+        site: CallSite,
+    ) -> Self {
+        match self {
+            Self::OutOfMemory { .. } => Self::OutOfMemory {
+                op,
+                requested,
+                capacity,
+                site,
+            },
+            Self::Driver { message, .. } if message.contains("CUDA_ERROR_OUT_OF_MEMORY") => {
+                Self::OutOfMemory {
+                    op,
+                    requested,
+                    capacity,
+                    site,
+                }
+            }
+            other => other,
+        }
+    }
 }
 
 /// The crate's result type.

@@ -94,9 +94,18 @@ impl Graph {
         if core.capture.is_some() {
             return Err(GpuError::CaptureState {
                 op: "Graph::launch",
-                detail: "a graph cannot be launched while a capture is in progress".into(),
+                detail: "a graph cannot be launched while a capture is in progress; end the capture first".into(),
                 site,
             });
+        }
+        for node in &self.accesses {
+            for r in node
+                .ranges
+                .iter()
+                .filter(|r| r.addr < crate::race::HOST_BASE && r.bytes > 0)
+            {
+                core.check_range("Graph::launch", r.addr, r.bytes, site)?;
+            }
         }
         let (id, stream) = (self.id, self.stream.id());
         let op = Op::new(

@@ -4,7 +4,7 @@ use crate::core::Op;
 use crate::device::Device;
 use crate::elem::{AsView, Elem, View};
 use crate::error::{GpuError, Result};
-use crate::exec::{HostId, Span};
+use crate::exec::HostId;
 use crate::race::{HOST_BASE, Range};
 use crate::trace::{BlockReason, CallSite, OpKind, StreamId};
 
@@ -73,7 +73,7 @@ impl<T: Elem> DeviceBuffer<T> {
         };
         let (addr, bytes) = (self.view.addr(), self.view.bytes() as u64);
         core.remove_allocation(addr);
-        core.race.on_free(addr, bytes, site);
+        core.race.on_free(Some(self.stream), addr, bytes, site);
         let op = Op::new(OpKind::Free, "cuMemFreeAsync", site)
             .on(self.stream)
             .bytes(bytes);
@@ -140,8 +140,10 @@ impl Segment {
     /// A view of `len` elements starting `offset` bytes into the segment.
     #[track_caller]
     pub fn view<T: Elem>(&self, offset: usize, len: usize) -> Result<View<T>> {
-        let end = offset + len * T::KIND.size();
-        if end > self.bytes || !offset.is_multiple_of(T::KIND.size()) {
+        let end = len
+            .checked_mul(T::KIND.size())
+            .and_then(|b| b.checked_add(offset));
+        if end.is_none_or(|end| end > self.bytes) || !offset.is_multiple_of(T::KIND.size()) {
             return Err(GpuError::Length {
                 op: "Segment::view",
                 detail: format!(
@@ -161,20 +163,26 @@ impl Segment {
                 site,
             });
         }
-        let result = self.release(site);
+        // A refused free (sync debug mode, a capture) leaves the segment to
+        // its `Drop`, which frees it anyway.
+        self.release(site, false)?;
         self.freed = true;
-        result
+        Ok(())
     }
 
-    fn release(&self, site: CallSite) -> Result<()> {
+    fn release(&self, site: CallSite, forced: bool) -> Result<()> {
         let mut core = self.device.core();
         let op = Op::new(OpKind::FreeSegment, "cuMemFree", site)
             .bytes(self.bytes as u64)
             .blocking(BlockReason::SegmentFree);
         let addr = self.addr;
-        core.call(op, |exec| exec.free_segment(addr))?;
+        if forced {
+            core.call_forced(op, |exec| exec.free_segment(addr))?;
+        } else {
+            core.call(op, |exec| exec.free_segment(addr))?;
+        }
         core.race.on_device_done();
-        core.race.on_free(addr, self.bytes as u64, site);
+        core.race.on_free(None, addr, self.bytes as u64, site);
         core.remove_allocation(addr);
         Ok(())
     }
@@ -183,7 +191,7 @@ impl Segment {
 impl Drop for Segment {
     fn drop(&mut self) {
         if !self.freed && self.device.shared.try_borrow_mut().is_ok() {
-            let _ = self.release(CallSite::internal("drop of a Segment"));
+            let _ = self.release(CallSite::internal("drop of a Segment"), true);
         }
     }
 }
@@ -308,7 +316,7 @@ impl<T: Elem> Drop for PinnedBuffer<T> {
             .bytes((self.len * T::KIND.size()) as u64)
             .blocking(BlockReason::PinnedFree);
         let host = self.host;
-        let freed = core.run(op, |exec| Ok((exec.free_pinned(host)?, Span::None)));
+        let freed = core.call_forced(op, |exec| exec.free_pinned(host));
         if freed.is_ok() {
             core.race.on_device_done();
         }

@@ -219,8 +219,26 @@ impl RaceChecker {
     }
 
     /// Memory freed (in stream order, or after waiting): keeps its history for reuse checks.
-    pub(crate) fn on_free(&mut self, addr: u64, bytes: u64, site: CallSite) {
-        self.shadow.mark_freed(addr, bytes, site);
+    ///
+    /// `freer` is the stream the free is queued on, or `None` for a free that
+    /// waited for the device (`cuMemFree`): what it knew orders the memory's
+    /// earlier uses before any reuse.
+    pub(crate) fn on_free(
+        &mut self,
+        freer: Option<StreamId>,
+        addr: u64,
+        bytes: u64,
+        site: CallSite,
+    ) {
+        let clock = match freer {
+            Some(stream) => {
+                let clock = self.streams.entry(stream).or_default();
+                clock.join(&self.cpu);
+                clock.clone()
+            }
+            None => self.cpu.clone(),
+        };
+        self.shadow.mark_freed(addr, bytes, site, clock);
     }
 
     /// `event` recorded on `stream`.
@@ -267,6 +285,7 @@ impl RaceChecker {
 
     /// Removes and returns the races found so far.
     pub(crate) fn take_reports(&mut self) -> Vec<RaceReport> {
+        self.reported.clear();
         std::mem::take(&mut self.reports)
     }
 

@@ -51,7 +51,7 @@ impl Stream {
     #[track_caller]
     pub fn alloc_zeros<T: Elem>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let site = CallSite::caller();
-        let bytes = len * T::KIND.size();
+        let bytes = crate::elem::byte_len::<T>(len, "alloc_zeros", site)?;
         let mut core = self.device.core();
         let op = Op::new(OpKind::Alloc, "cuMemAllocAsync", site)
             .on(self.id)
@@ -60,7 +60,10 @@ impl Stream {
             core.refuse_in_capture(&op, "allocate static buffers before the capture begins")?;
         }
         let stream = self.id;
-        let addr = core.call(op, |exec| exec.malloc_async(stream, bytes))?;
+        let capacity = core.info.total_memory;
+        let addr = core
+            .call(op, |exec| exec.malloc_async(stream, bytes))
+            .map_err(|e| e.in_allocation("alloc_zeros", bytes as u64, capacity, site))?;
         core.add_allocation(addr, bytes as u64, AllocKind::Buffer);
         let zero = Op::new(OpKind::Memset, "memset 0", site)
             .on(self.id)

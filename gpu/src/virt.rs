@@ -341,7 +341,6 @@ impl VirtualGpu {
         GpuError::OutOfMemory {
             op,
             requested,
-            in_use: self.in_use(),
             capacity: self.cal.total_memory,
             site: CallSite::internal("virtual gpu"),
         }

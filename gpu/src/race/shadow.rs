@@ -1,6 +1,6 @@
 //! Shadow memory of the race checker: who last wrote and read each byte range.
 
-use super::{AccessRecord, Actor, HOST_BASE, RaceKind, RaceReport, Range};
+use super::{AccessRecord, Actor, Clock, HOST_BASE, RaceKind, RaceReport, Range};
 use crate::trace::CallSite;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -43,8 +43,11 @@ struct Cell {
     write: Option<Past>,
     /// The latest read of each actor since the last write.
     reads: Vec<Past>,
-    /// Set when the range was freed and not yet written by a new owner.
-    freed: Option<CallSite>,
+    /// Set when the range was freed and not yet written by a new owner:
+    /// where, and what the freeing actor knew then. Accesses ordered before
+    /// the free are safe to reuse after (the pool hands memory to another
+    /// stream only once the free has completed).
+    freed: Option<(CallSite, Rc<Clock>)>,
 }
 
 /// Byte ranges with their histories, by start address; ranges never overlap.
@@ -87,12 +90,13 @@ impl Shadow {
     }
 
     /// Marks `[addr, addr + bytes)` as freed, keeping its history.
-    pub(super) fn mark_freed(&mut self, addr: u64, bytes: u64, site: CallSite) {
+    pub(super) fn mark_freed(&mut self, addr: u64, bytes: u64, site: CallSite, clock: Clock) {
+        let clock = Rc::new(clock);
         let end = addr + bytes;
         self.split(addr);
         self.split(end);
         for cell in self.cells.range_mut(addr..end).map(|(_, c)| c) {
-            cell.freed = Some(site);
+            cell.freed = Some((site, Rc::clone(&clock)));
         }
     }
 
@@ -153,10 +157,13 @@ fn conflict(
 ) -> Option<RaceReport> {
     let reads = if write { cell.reads.as_slice() } else { &[] };
     // The reads since the last write come first: they are the later accesses.
-    let earlier = reads
-        .iter()
-        .chain(cell.write.iter())
-        .find(|past| !ordered(past.actor(), past.epoch))?;
+    let earlier = reads.iter().chain(cell.write.iter()).find(|past| {
+        let before_the_free = cell
+            .freed
+            .as_ref()
+            .is_some_and(|(_, clock)| clock.get(past.actor().index()) >= past.epoch);
+        !ordered(past.actor(), past.epoch) && !before_the_free
+    })?;
     Some(RaceReport {
         kind: if cell.freed.is_some() {
             RaceKind::ReuseAfterFree
@@ -168,7 +175,7 @@ fn conflict(
         host: start >= HOST_BASE,
         current: now.record(),
         previous: earlier.record(),
-        freed_at: cell.freed,
+        freed_at: cell.freed.as_ref().map(|(site, _)| *site),
     })
 }
 

@@ -88,7 +88,7 @@ fn work_queued_after_a_cpu_access_is_ordered_after_it() {
 fn reuse_after_free_names_the_free() {
     let mut rc = RaceChecker::default();
     rc.on_stream_op(B, &[range(0, 64, false)], "slow reader", site(1));
-    rc.on_free(0, 64, site(2));
+    rc.on_free(Some(A), 0, 64, site(2));
     rc.on_stream_op(A, &[range(0, 64, true)], "new owner", site(3));
     let report = &rc.reports()[0];
     assert_eq!(report.kind, RaceKind::ReuseAfterFree);
@@ -118,4 +118,29 @@ fn the_same_pair_of_sites_is_reported_once() {
         rc.on_stream_op(B, &[range(0, 8, true)], "w", site(2));
     }
     assert_eq!(rc.reports().len(), 2, "B after A, then A after B");
+}
+
+#[test]
+fn reuse_by_another_stream_of_memory_only_the_freer_used_is_no_race() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(A, &[range(0, 64, true)], "A writes", site(1));
+    rc.on_free(Some(A), 0, 64, site(2));
+    rc.on_stream_op(
+        B,
+        &[range(0, 64, true)],
+        "B, the new owner, writes",
+        site(3),
+    );
+    assert!(rc.reports().is_empty(), "{:?}", rc.reports());
+}
+
+#[test]
+fn taking_the_reports_lets_a_repeated_race_be_reported_again() {
+    let mut rc = RaceChecker::default();
+    for _ in 0..2 {
+        rc.on_stream_op(A, &[range(0, 8, true)], "w", site(1));
+        rc.on_stream_op(B, &[range(0, 8, false)], "r", site(2));
+        assert_eq!(rc.take_reports().len(), 1);
+        rc.on_device_done();
+    }
 }

@@ -122,12 +122,17 @@ impl Stream {
     ) -> Result<()> {
         let site = CallSite::caller();
         let (src, out) = (src.view(), out.view());
-        check(src.len() == rows * cols, "argmax_rows", site, || {
-            format!(
-                "`src` has {} elements, not rows × cols = {rows} × {cols}",
-                src.len()
-            )
-        })?;
+        check(
+            rows.checked_mul(cols) == Some(src.len()),
+            "argmax_rows",
+            site,
+            || {
+                format!(
+                    "`src` has {} elements, not rows × cols = {rows} × {cols}",
+                    src.len()
+                )
+            },
+        )?;
         check(out.len() >= rows, "argmax_rows", site, || {
             format!("`out` has {} elements for {rows} rows", out.len())
         })?;

@@ -219,7 +219,7 @@ impl Exec for VirtualGpu {
         else {
             return Err(GpuError::Driver {
                 call: "cuEventElapsedTime",
-                message: "CUDA_ERROR_INVALID_HANDLE: an event was never recorded".into(),
+                message: "an event was never recorded: record both events on a stream first (CUDA_ERROR_INVALID_HANDLE)".into(),
             });
         };
         self.wait_until(t0.max(t1));

@@ -57,12 +57,18 @@ impl Memory {
 
     /// Reads device bytes.
     pub(super) fn read_device(&self, addr: u64, bytes: usize) -> Vec<u8> {
+        if bytes == 0 {
+            return Vec::new();
+        }
         let (base, offset) = self.locate(addr, bytes);
         self.device[&base][offset..offset + bytes].to_vec()
     }
 
     /// Writes device bytes.
     pub(super) fn write_device(&mut self, addr: u64, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
         let (base, offset) = self.locate(addr, data.len());
         let block = self.device.get_mut(&base).expect("located");
         block[offset..offset + data.len()].copy_from_slice(data);

@@ -127,3 +127,70 @@ fn a_freed_buffer_cannot_be_used() {
     assert!(matches!(err, gpu::GpuError::InvalidView { .. }), "{err}");
     assert!(err.to_string().contains("was its buffer freed"), "{err}");
 }
+
+#[test]
+fn a_graph_whose_memory_was_freed_is_refused() {
+    let device = open(Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    let segment = device.alloc_segment(4096).unwrap();
+    let view = segment.view::<f32>(0, 1024).unwrap();
+    s.begin_capture().unwrap();
+    s.fill(view, 1.0).unwrap();
+    let graph = s.end_capture().unwrap();
+    device.free_segment(segment).unwrap();
+    let err = graph.launch().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            gpu::GpuError::InvalidView {
+                op: "Graph::launch",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn sizes_that_overflow_are_errors_not_wraps() {
+    let device = open(Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    assert!(matches!(
+        s.alloc_zeros::<f32>(usize::MAX / 4 + 2),
+        Err(gpu::GpuError::Length { .. })
+    ));
+    let segment = device.alloc_segment(4096).unwrap();
+    assert!(device.view::<f32>(segment.addr(), 1 << 62).is_err());
+    assert!(device.view::<f32>(u64::MAX - 3, 1).is_err());
+    assert!(segment.view::<f32>(usize::MAX - 2, 1).is_err());
+    let x = s.alloc_zeros::<f32>(4).unwrap();
+    let out = s.alloc_zeros::<i32>(4).unwrap();
+    assert!(s.argmax_rows(&x, usize::MAX, 2, &out).is_err());
+}
+
+#[test]
+fn an_empty_view_of_freed_memory_is_harmless() {
+    let device = open(Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    let segment = device.alloc_segment(4096).unwrap();
+    let empty = segment.view::<f32>(0, 0).unwrap();
+    device.free_segment(segment).unwrap();
+    s.fill(empty, 1.0).unwrap();
+    s.synchronize().unwrap();
+}
+
+#[test]
+fn out_of_memory_names_the_call() {
+    let device = open(Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    let too_much = (device.total_memory() / 4) as usize + 1;
+    let line = line!() + 1;
+    match s.alloc_zeros::<f32>(too_much) {
+        Err(gpu::GpuError::OutOfMemory {
+            op: "alloc_zeros",
+            site,
+            ..
+        }) => assert_eq!(site.line, line),
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+}
