@@ -41,7 +41,7 @@ pub(crate) struct Execution {
     pub(crate) backend: String,
     /// Everything the process printed (stdout then stderr), cut to a size.
     pub(crate) output: String,
-    /// Lines of the results file without the nonce (forgeries), ignored.
+    /// Lines of the results file not signed with the nonce (forgeries), ignored.
     pub(crate) forged: usize,
     /// Set when the harness could not start its suite at all.
     pub(crate) failure: Option<String>,
@@ -247,7 +247,7 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-/// Reads the events with the right nonce; returns a check that started and
+/// Reads the events signed with the run's nonce; returns a check that started and
 /// never ended.
 fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<String>> {
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -255,8 +255,8 @@ fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<S
     };
     let mut in_flight = None;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let event: Event = match serde_json::from_str(line) {
-            Ok(e) if Event::nonce(&e) == nonce => e,
+        let event: Event = match serde_json::from_str::<Event>(line) {
+            Ok(e) if e.verify(nonce) => e,
             _ => {
                 run.forged += 1;
                 continue;

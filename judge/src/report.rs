@@ -57,7 +57,7 @@ pub(crate) struct ExerciseReport {
     pub(crate) stage: Stage,
     /// What the learner's code printed.
     pub(crate) output: String,
-    /// Result lines that did not carry the run's nonce, ignored.
+    /// Result lines not signed with the run's nonce, ignored.
     pub(crate) forged_lines: usize,
 }
 
@@ -243,7 +243,7 @@ fn render_output(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()>
     if report.forged_lines > 0 {
         writeln!(
             out,
-            "  {FAIL}note:{FAIL:#} {} result line(s) without this run's nonce were ignored",
+            "  {FAIL}note:{FAIL:#} {} result line(s) not signed for this run were ignored",
             report.forged_lines
         )?;
     }

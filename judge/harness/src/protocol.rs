@@ -2,8 +2,11 @@
 //!
 //! The judge writes one [`Setup`] line (JSON) to the harness's stdin. The
 //! harness appends [`Event`] lines (JSON) to the results file the setup
-//! names, each carrying the setup's nonce, and flushes after each, so a
-//! crash or a timeout still leaves every finished check on disk.
+//! names, each signed with the setup's nonce (HMAC-SHA256; the nonce itself
+//! is never written), and flushes after each, so a crash or a timeout still
+//! leaves every finished check on disk. Code running inside the harness can
+//! read the file but cannot sign a line of its own without the nonce, which
+//! only the harness's memory holds.
 
 use gpu::CallSite;
 use serde::{Deserialize, Serialize};
@@ -90,8 +93,8 @@ impl Outcome {
 pub enum Event {
     /// The suite, before anything runs.
     Suite {
-        /// The nonce from the setup.
-        nonce: String,
+        /// The event's signature (see [`Event::sign`]).
+        tag: String,
         /// Every check, in order.
         checks: Vec<CheckInfo>,
         /// The backend the harness uses (`cuda` or `virtual`).
@@ -99,15 +102,15 @@ pub enum Event {
     },
     /// A check starts.
     Start {
-        /// The nonce.
-        nonce: String,
+        /// The event's signature.
+        tag: String,
         /// Which check.
         check: String,
     },
     /// A check ended.
     End {
-        /// The nonce.
-        nonce: String,
+        /// The event's signature.
+        tag: String,
         /// Which check.
         check: String,
         /// How.
@@ -117,19 +120,88 @@ pub enum Event {
     },
     /// Every requested check ran.
     Done {
-        /// The nonce.
-        nonce: String,
+        /// The event's signature.
+        tag: String,
     },
 }
 
 impl Event {
-    /// The nonce the event carries.
-    pub fn nonce(&self) -> &str {
+    fn tag_mut(&mut self) -> &mut String {
         match self {
-            Self::Suite { nonce, .. }
-            | Self::Start { nonce, .. }
-            | Self::End { nonce, .. }
-            | Self::Done { nonce } => nonce,
+            Self::Suite { tag, .. }
+            | Self::Start { tag, .. }
+            | Self::End { tag, .. }
+            | Self::Done { tag } => tag,
         }
+    }
+
+    /// HMAC-SHA256, keyed with the setup's nonce, of the event's JSON with
+    /// an empty tag, in hex.
+    fn signature(&self, key: &str) -> String {
+        use hmac::{Hmac, Mac};
+        let mut unsigned = self.clone();
+        unsigned.tag_mut().clear();
+        let json = serde_json::to_string(&unsigned).expect("events serialize");
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()).expect("any key length");
+        mac.update(json.as_bytes());
+        mac.finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The event signed with `key`. The key (the nonce) never reaches the
+    /// results file, so code that reads the file cannot sign lines of its own.
+    pub fn sign(mut self, key: &str) -> Self {
+        *self.tag_mut() = self.signature(key);
+        self
+    }
+
+    /// Whether the event was signed with `key`.
+    pub fn verify(&self, key: &str) -> bool {
+        let mut copy = self.clone();
+        let tag = std::mem::take(copy.tag_mut());
+        !tag.is_empty() && copy.signature(key) == tag
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signed_event_verifies_and_a_changed_one_does_not() {
+        let end = Event::End {
+            tag: String::new(),
+            check: "c".into(),
+            outcome: Outcome::NotRun,
+            seconds: 0.25,
+        };
+        let signed = end.clone().sign("key");
+        assert!(signed.verify("key"));
+        assert!(!signed.verify("other key"));
+        let json = serde_json::to_string(&signed).unwrap();
+        let back: Event = serde_json::from_str(&json).unwrap();
+        assert!(back.verify("key"), "a JSON round trip keeps the signature");
+        let forged = match back {
+            Event::End {
+                tag,
+                check,
+                seconds,
+                ..
+            } => Event::End {
+                tag,
+                check,
+                outcome: Outcome::Passed,
+                seconds,
+            },
+            other => other,
+        };
+        assert!(
+            !forged.verify("key"),
+            "changing the outcome breaks the signature"
+        );
+        assert!(!end.verify("key"), "an unsigned event does not verify");
     }
 }

@@ -55,8 +55,9 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
     let backend_name = resolved_backend(backend);
     emit(
         &mut out,
+        &nonce,
         &Event::Suite {
-            nonce: nonce.clone(),
+            tag: String::new(),
             checks,
             backend: backend_name,
         },
@@ -65,8 +66,9 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
     for check in suite.iter().filter(|c| wanted(setup, c.name)) {
         emit(
             &mut out,
+            &nonce,
             &Event::Start {
-                nonce: nonce.clone(),
+                tag: String::new(),
                 check: check.name.into(),
             },
         )?;
@@ -75,25 +77,30 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
         let seconds = started.elapsed().as_secs_f64();
         emit(
             &mut out,
+            &nonce,
             &Event::End {
-                nonce: nonce.clone(),
+                tag: String::new(),
                 check: check.name.into(),
                 outcome,
                 seconds,
             },
         )?;
     }
-    emit(&mut out, &Event::Done { nonce })
+    emit(&mut out, &nonce, &Event::Done { tag: String::new() })
 }
 
+/// The backend the checks' devices will use: the one a device opened with
+/// the judge's choice reports (the same rule as every check's `ctx.device()`),
+/// or the choice itself when no device opens.
 fn resolved_backend(backend: Backend) -> String {
-    match backend {
-        Backend::Virtual => "virtual".into(),
-        Backend::Cuda => "cuda".into(),
-        Backend::Auto => match gpu::cuda_available() {
-            Ok(()) if std::env::var("GPU_BACKEND").as_deref() != Ok("virtual") => "cuda".into(),
-            _ => "virtual".into(),
-        },
+    let options = gpu::DeviceOptions {
+        backend,
+        quiet: true,
+        ..Default::default()
+    };
+    match gpu::Device::with_options(options) {
+        Ok(device) => device.backend().to_string(),
+        Err(_) => format!("{backend:?} (unavailable)").to_lowercase(),
     }
 }
 
@@ -165,8 +172,8 @@ fn leak(file: &str) -> &'static str {
     Box::leak(file.to_string().into_boxed_str())
 }
 
-fn emit(out: &mut File, event: &Event) -> std::io::Result<()> {
-    let mut line = serde_json::to_string(event).expect("events serialize");
+fn emit(out: &mut File, key: &str, event: &Event) -> std::io::Result<()> {
+    let mut line = serde_json::to_string(&event.clone().sign(key)).expect("events serialize");
     line.push('\n');
     out.write_all(line.as_bytes())?;
     out.flush()

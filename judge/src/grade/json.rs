@@ -29,7 +29,7 @@
 //!         "seconds": 0.01
 //!       }],
 //!       "output": "...",            what the student's code printed (cut to 64 KiB)
-//!       "forged_lines": 0           result lines without the run's nonce, ignored
+//!       "forged_lines": 0           result lines not signed for the run, ignored
 //!     }]
 //!   }]
 //! }

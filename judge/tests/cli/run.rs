@@ -144,7 +144,7 @@ fn an_unknown_exercise_is_a_clear_error() {
     assert_eq!(out.code, 3);
     assert_eq!(
         out.stderr.trim(),
-        "error: exercise `999` not found (known exercises: 901, 902, 903, 904, 905, 906, 907)"
+        "error: exercise `999` not found (known exercises: 901, 902, 903, 904, 905, 906, 907, 908)"
     );
 }
 
@@ -169,5 +169,22 @@ fn the_timeline_of_a_run_is_written() {
         trace["traceEvents"]
             .as_array()
             .is_some_and(|e| !e.is_empty())
+    );
+}
+
+#[test]
+fn results_forged_in_the_results_file_itself_are_not_believed() {
+    let course = Course::fixture();
+    let out = course.judge(&["run", "908"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        !out.stdout.contains("all 3 checks passed"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("not signed for this run were ignored"),
+        "{}",
+        out.stdout
     );
 }
