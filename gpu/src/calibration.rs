@@ -55,6 +55,12 @@ pub struct Calibration {
     pub staging_bytes: u64,
     /// CPU bandwidth of copying into the staging buffer.
     pub staging_bytes_per_ns: f64,
+    /// How many pageable host-to-device copies can be staged at once; one
+    /// more waits until the oldest has drained.
+    pub staging_slots: u64,
+    /// Pageable host-to-device copies up to this size travel in the command
+    /// stream itself: they never wait for a staging slot.
+    pub inline_bytes: u64,
     /// CPU time of a call that returns at once (record, wait, query, a sync with nothing to wait for).
     pub api_call_ns: u64,
     /// CPU time a synchronizing call spends after the work it waited for completes.
@@ -99,6 +105,8 @@ impl Default for Calibration {
             d2d_bytes_per_ns: 2_400.0,
             staging_bytes: 2 << 20,
             staging_bytes_per_ns: 5.0,
+            staging_slots: 2,
+            inline_bytes: 64 << 10,
             api_call_ns: 2_800,
             wake_ns: 5_000,
             segment_alloc_ns: 300_000,

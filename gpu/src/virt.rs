@@ -103,8 +103,8 @@ pub(crate) struct VirtualGpu {
     events: Vec<Option<u64>>,
     h2d_free: u64,
     d2h_free: u64,
-    /// When the pageable staging buffer is free again.
-    staging_free: u64,
+    /// When each pageable staging slot is free again.
+    staging: Vec<u64>,
     /// Effects not yet applied, by (end time, submit order).
     pending: BinaryHeap<Reverse<(u64, u64)>>,
     effects: BTreeMap<u64, Effect>,
@@ -122,6 +122,7 @@ pub(crate) struct VirtualGpu {
 impl VirtualGpu {
     /// A fresh device with the given cost table.
     pub(crate) fn new(cal: Calibration) -> Self {
+        let slots = cal.staging_slots.max(1) as usize;
         Self {
             pool: Pool::new(POOL_BASE),
             cal,
@@ -130,7 +131,7 @@ impl VirtualGpu {
             events: Vec::new(),
             h2d_free: 0,
             d2h_free: 0,
-            staging_free: 0,
+            staging: vec![0; slots],
             pending: BinaryHeap::new(),
             effects: BTreeMap::new(),
             next_seq: 0,
@@ -296,8 +297,22 @@ impl VirtualGpu {
     fn copy_pageable_to_device(&mut self, stream: StreamId, src: &[u8], dst: u64) -> Span {
         let bytes = src.len();
         self.spend(self.cal.copy_submit_ns);
-        // The driver stages through one buffer: wait until it is free.
-        self.wait_until(self.staging_free);
+        if bytes as u64 <= self.cal.inline_bytes {
+            // Small copies travel in the command stream: no staging slot.
+            self.spend((bytes as f64 / self.cal.staging_bytes_per_ns) as u64);
+            let duration = Self::copy_ns(bytes, self.cal.pageable_h2d_bytes_per_ns);
+            let effect = Effect::Write {
+                dst,
+                data: src.to_vec(),
+            };
+            return Span::Known(self.schedule(stream, Engine::HostToDevice, duration, effect));
+        }
+        // The driver stages through a few slots: take the one free first,
+        // waiting for it if every slot still holds a copy.
+        let slot = (0..self.staging.len())
+            .min_by_key(|&i| self.staging[i])
+            .expect("at least one slot");
+        self.wait_until(self.staging[slot]);
         let staged = bytes.min(self.cal.staging_bytes as usize);
         self.spend((staged as f64 / self.cal.staging_bytes_per_ns) as u64);
         let duration = Self::copy_ns(bytes, self.cal.pageable_h2d_bytes_per_ns);
@@ -306,7 +321,7 @@ impl VirtualGpu {
             data: src.to_vec(),
         };
         let span = self.schedule(stream, Engine::HostToDevice, duration, effect);
-        self.staging_free = span.end_ns;
+        self.staging[slot] = span.end_ns;
         if bytes > staged {
             // The rest is staged chunk by chunk as the DMA drains the buffer:
             // the CPU returns when the last chunk is staged.

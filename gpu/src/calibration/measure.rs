@@ -56,6 +56,7 @@ pub fn measure(device: &Device) -> Result<Calibration> {
     let [copy_submit, pinned_h2d, pinned_d2h, d2d, hbm] = device_copies(&b)?;
     let [pageable_h2d, pageable_d2h] = pageable_copies(&b)?;
     let (staging_bytes, staging_rate) = staging(&b)?;
+    let (staging_slots, inline_bytes) = staging_slots(&b, staging_bytes)?;
     let flops = flops_per_ns(&b, hbm)?;
     let [seg_alloc, seg_free, pool, pin_alloc, pin_free, create] = allocations(&b, api_call)?;
     device.synchronize()?;
@@ -80,6 +81,8 @@ pub fn measure(device: &Device) -> Result<Calibration> {
         d2d_bytes_per_ns: d2d,
         staging_bytes,
         staging_bytes_per_ns: staging_rate,
+        staging_slots,
+        inline_bytes,
         api_call_ns: ns(api_call),
         wake_ns: ns(wake),
         segment_alloc_ns: ns(seg_alloc),
@@ -331,6 +334,52 @@ fn staging(b: &Bench) -> Result<(u64, f64)> {
     let staged = staging_bytes.max(STAGING_SIZES[0]);
     let [rate] = medians(REPS, || Ok([slope(staged, |len| b.idle_ns(|| copy(len)))?]))?;
     Ok((staging_bytes as u64, rate))
+}
+
+/// Copies queued back to back behind the gate when probing the staging slots.
+const QUEUED: usize = 8;
+/// Sizes probed for copies that travel in the command stream, smallest first.
+const INLINE_SIZES: [usize; 4] = [4 << 10, 16 << 10, 64 << 10, 128 << 10];
+
+/// How many of `QUEUED` pageable copies, queued behind the gate, return at once.
+fn at_once(
+    b: &Bench,
+    buffer: &crate::DeviceBuffer<f32>,
+    host: &[f32],
+    bytes: usize,
+) -> Result<usize> {
+    b.device.synchronize()?;
+    b.stream.spin(STAGING_GATE)?;
+    let mut fast = 0;
+    for _ in 0..QUEUED {
+        let timer = Timer::start(&b.device);
+        b.stream
+            .copy_from_host(&host[..bytes / 4], buffer.slice(0..bytes / 4))?;
+        if timer.ns() >= AT_ONCE.as_nanos() as f64 {
+            break;
+        }
+        fast += 1;
+    }
+    b.device.synchronize()?;
+    Ok(fast)
+}
+
+/// `staging_slots`: how many staged copies (a quarter of the staging buffer
+/// each) return at once behind a busy stream; `inline_bytes`: the largest of
+/// [`INLINE_SIZES`] of which all `QUEUED` copies return at once.
+fn staging_slots(b: &Bench, staging_bytes: u64) -> Result<(u64, u64)> {
+    let staged = (staging_bytes as usize / 4).max(INLINE_SIZES[INLINE_SIZES.len() - 1] * 2);
+    let buffer = b.stream.alloc_zeros::<f32>(staged / 4)?;
+    let host = vec![0.0f32; staged / 4];
+    let slots = at_once(b, &buffer, &host, staged)? as u64;
+    let mut inline = 0;
+    for bytes in INLINE_SIZES {
+        if at_once(b, &buffer, &host, bytes)? < QUEUED {
+            break;
+        }
+        inline = bytes as u64;
+    }
+    Ok((slots, inline))
 }
 
 /// `flops_per_ns`: the GPU time of a decoder step less the time of the bytes

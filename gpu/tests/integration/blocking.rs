@@ -10,6 +10,7 @@ both!(
     pageable_d2h_waits_for_the_stream,
     pinned_d2h_does_not_wait,
     pageable_h2d_small_is_staged_large_waits,
+    pageable_h2d_staging_has_two_slots_and_small_copies_skip_it,
     raw_free_waits_for_the_device,
     pinned_free_waits_for_the_device,
     events_wait_on_the_gpu_not_the_cpu,
@@ -94,6 +95,41 @@ fn pageable_h2d_small_is_staged_large_waits(backend: Backend) {
     let total = s.alloc_zeros::<f32>(1).unwrap();
     s.sum(&dl, &total).unwrap();
     assert_eq!(s.to_vec(&total).unwrap(), [(4 << 20) as f32]);
+}
+
+fn pageable_h2d_staging_has_two_slots_and_small_copies_skip_it(backend: Backend) {
+    let device = open(backend);
+    let s = device.new_stream().unwrap();
+    let (small, staged) = (vec![1u32; 1024], vec![1u32; 64 << 10]); // 4 KiB, 256 KiB
+    let (ds, dl) = (
+        s.alloc_zeros::<u32>(small.len()).unwrap(),
+        s.alloc_zeros::<u32>(staged.len()).unwrap(),
+    );
+    s.copy_from_host(&staged, &dl).unwrap(); // warm up
+    device.synchronize().unwrap();
+    s.spin(GATE).unwrap();
+    let mut times = Vec::new();
+    for _ in 0..4 {
+        times.push(cpu_time(&device, || s.copy_from_host(&small, &ds).unwrap()).1);
+    }
+    assert!(
+        times.iter().all(|&t| t < GATE / 4),
+        "4 KiB copies behind the gate: {times:?}"
+    );
+    device.synchronize().unwrap();
+    s.spin(GATE).unwrap();
+    let times: Vec<_> = (0..3)
+        .map(|_| cpu_time(&device, || s.copy_from_host(&staged, &dl).unwrap()).1)
+        .collect();
+    assert!(
+        times[0] < GATE / 4 && times[1] < GATE / 4,
+        "two staged copies fit: {times:?}"
+    );
+    assert!(
+        times[2] >= GATE / 2,
+        "the third waits for a slot: {times:?}"
+    );
+    device.synchronize().unwrap();
 }
 
 fn raw_free_waits_for_the_device(backend: Backend) {
