@@ -4,7 +4,7 @@
 //! For every exercise of the manifest it builds the harness of the exercise
 //! crate (`harness-ID-exercise`), of the solution (`harness-ID-solution`)
 //! and of each known-wrong variant (`judge/variants/ID/NAME.rs` in place of
-//! the solution's `src/lib.rs`: `harness-ID-variant-NAME`), and copies each
+//! the solution's file it replaces: `harness-ID-variant-NAME`), and copies each
 //! to `DIR/NAME`, where `judge run --prebuilt DIR` looks. With `--submission`
 //! or `--class` (and `--shard`) it also builds each submission's harnesses
 //! from the same scratch copies `judge grade` makes, into
@@ -31,9 +31,10 @@ use crate::exit;
 use crate::grade::model::{plain, relative};
 use crate::grade::output::write_atomically;
 use crate::grade::plan::{self, Submission};
-use crate::grade::{Prepared, ROLE, prepare, scratch};
+use crate::grade::{Prepared, ROLE, prepare};
 use crate::harness::{self, Built, Spec};
 use crate::manifest::Exercise;
+use crate::verify::variant;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
@@ -231,44 +232,16 @@ fn course_harnesses(course: &Course, exercise: &Exercise, out: &Path) -> Result<
         )?,
         course_harness(course, exercise, &solution, "solution", out)?,
     ];
-    for (name, lib) in variants(course, exercise)? {
-        let role = format!("variant-{name}");
-        let course_hash = scratch::paths_hash(&[&course.root]);
-        let krate = scratch::folder(course, "build-variants")?
-            .join(format!("{}-{course_hash:08x}", exercise.dir_name()))
-            .join(&name);
-        if solution.is_dir() {
-            scratch::copy_crate(&solution, &krate, &solution)?;
-            std::fs::copy(&lib, krate.join("src/lib.rs"))
-                .with_context(|| format!("cannot copy `{}`", lib.display()))?;
-        }
+    for variant in variant::load_all(&course.variants_dir(exercise))? {
+        let role = format!("variant-{}", variant.name);
+        let krate = if solution.is_dir() {
+            variant.materialize(course, exercise)?
+        } else {
+            solution.clone() // recorded as missing
+        };
         entries.push(course_harness(course, exercise, &krate, &role, out)?);
     }
     Ok(entries)
-}
-
-/// The known-wrong variants of `exercise`: each `NAME.rs` file, by name.
-fn variants(course: &Course, exercise: &Exercise) -> Result<Vec<(String, PathBuf)>> {
-    let dir = course.variants_dir(exercise);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(Vec::new());
-    };
-    let mut variants = Vec::new();
-    for entry in entries {
-        let path = entry
-            .with_context(|| format!("cannot read `{}`", dir.display()))?
-            .path();
-        if path.extension().is_some_and(|e| e == "rs") && path.is_file() {
-            let name = path
-                .file_stem()
-                .expect("a file name")
-                .to_string_lossy()
-                .into_owned();
-            variants.push((name, path));
-        }
-    }
-    variants.sort();
-    Ok(variants)
 }
 
 /// Builds one of the course's crates into `out`, or records it missing.

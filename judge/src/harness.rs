@@ -61,7 +61,10 @@ impl Spec {
             .collect();
         let name = format!("harness-{}-{role}", exercise.id);
         Ok(Self {
-            package_name: format!("{name}-{:08x}", path_hash(crate_dir)),
+            package_name: format!(
+                "{name}-{:08x}",
+                crate::grade::scratch::paths_hash(&[crate_dir])
+            ),
             name,
             crate_dir: crate_dir.to_path_buf(),
             package,
@@ -69,13 +72,6 @@ impl Spec {
             checks: course.checks_file(exercise),
         })
     }
-}
-
-/// A stable 32-bit FNV-1a hash of a path.
-fn path_hash(path: &Path) -> u32 {
-    path.to_string_lossy().bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
 }
 
 /// Reads `[package] name` from `dir/Cargo.toml`.

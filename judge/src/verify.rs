@@ -7,7 +7,7 @@
 //! it names with the diagnosis it names.
 
 mod layout;
-mod variant;
+pub(crate) mod variant;
 
 use crate::cli::RunOptions;
 use crate::course::Course;

@@ -1,18 +1,21 @@
 //! Known-wrong variants: one file per mistake a learner makes.
 //!
-//! A variant is a complete `src/lib.rs` that replaces the solution's. Its
-//! first lines say what it gets wrong and how the checks must react:
+//! A variant is a complete source file that replaces the solution's
+//! `src/lib.rs`, or the file its `replaces:` line names. Its first lines say
+//! what it gets wrong and how the checks must react:
 //!
 //! ```text
 //! //! mistake: copies the tokens into a Vec in the hot loop
 //! //! fails: overlap_efficiency, no_blocking_call_in_steady_state
 //! //! says: pageable
+//! //! replaces: src/lib.rs
 //! ```
 //!
 //! It is caught when every check named by `fails` fails, and the failure
 //! text of at least one of them contains `says` (the diagnosis).
 
 use crate::course::Course;
+use crate::grade::scratch;
 use crate::manifest::Exercise;
 use crate::report::{ExerciseReport, describe};
 use anyhow::{Context, Result, bail};
@@ -20,9 +23,9 @@ use std::path::{Path, PathBuf};
 
 /// A parsed variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Variant {
+pub(crate) struct Variant {
     /// The file stem.
-    pub(super) name: String,
+    pub(crate) name: String,
     /// Its source.
     pub(super) path: PathBuf,
     /// The mistake, in words.
@@ -31,10 +34,12 @@ pub(super) struct Variant {
     pub(super) fails: Vec<String>,
     /// Text the diagnosis must contain.
     pub(super) says: String,
+    /// The solution's file it replaces, relative to the crate (`src/lib.rs`).
+    pub(super) replaces: String,
 }
 
 /// Every variant in `dir` (none if the folder does not exist), by name.
-pub(super) fn load_all(dir: &Path) -> Result<Vec<Variant>> {
+pub(crate) fn load_all(dir: &Path) -> Result<Vec<Variant>> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(Vec::new());
     };
@@ -72,6 +77,13 @@ fn parse(path: &Path) -> Result<Variant> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect();
+    let replaces = field("replaces:").unwrap_or_else(|| "src/lib.rs".into());
+    if !replaces.starts_with("src/") || replaces.split('/').any(|part| part == "..") {
+        bail!(
+            "the variant `{}` replaces `{replaces}`; it may only replace a file under `src/`",
+            path.display()
+        );
+    }
     if fails.is_empty() || says.is_empty() {
         bail!(
             "the variant `{}` names no failing check or no diagnosis",
@@ -87,18 +99,21 @@ fn parse(path: &Path) -> Result<Variant> {
         mistake,
         fails,
         says,
+        replaces,
     })
 }
 
 impl Variant {
-    /// A scratch copy of the solution crate with this variant as `src/lib.rs`.
-    pub(super) fn materialize(&self, course: &Course, exercise: &Exercise) -> Result<PathBuf> {
-        let dir = course
-            .scratch("variants")
-            .join(format!("{}-{}", exercise.id, self.name));
+    /// A scratch copy of the solution crate with this variant in place of
+    /// the file it replaces.
+    pub(crate) fn materialize(&self, course: &Course, exercise: &Exercise) -> Result<PathBuf> {
+        let course_hash = scratch::paths_hash(&[&course.root]);
+        let dir = scratch::folder(course, "variants")?
+            .join(format!("{}-{course_hash:08x}", exercise.dir_name()))
+            .join(&self.name);
         let solution = course.solution_dir(exercise);
-        copy_crate(&solution, &dir)?;
-        std::fs::copy(&self.path, dir.join("src/lib.rs"))
+        scratch::copy_crate(&solution, &dir, &solution)?;
+        std::fs::copy(&self.path, dir.join(&self.replaces))
             .with_context(|| format!("cannot copy the variant `{}`", self.path.display()))?;
         Ok(dir)
     }
@@ -126,21 +141,30 @@ impl Variant {
     }
 }
 
-/// Copies a crate's `Cargo.toml` and `src/` (nothing else) to `to`, afresh.
-pub(crate) fn copy_crate(from: &Path, to: &Path) -> Result<()> {
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::create_dir_all(to.join("src"))
-        .with_context(|| format!("cannot create `{}`", to.display()))?;
-    std::fs::copy(from.join("Cargo.toml"), to.join("Cargo.toml"))
-        .with_context(|| format!("`{}` has no Cargo.toml", from.display()))?;
-    for entry in walkdir::WalkDir::new(from.join("src")) {
-        let entry = entry.with_context(|| format!("cannot read `{}`", from.display()))?;
-        let relative = entry.path().strip_prefix(from).expect("under the crate");
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(to.join(relative))?;
-        } else {
-            std::fs::copy(entry.path(), to.join(relative))?;
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variant_with(extra: &str) -> Result<Variant> {
+        let dir = std::env::temp_dir().join(format!("judge-variant-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("v{}.rs", extra.len()));
+        std::fs::write(
+            &path,
+            format!("//! mistake: m\n//! fails: a, b\n//! says: s\n{extra}\npub fn f() {{}}\n"),
+        )
+        .unwrap();
+        parse(&path)
     }
-    Ok(())
+
+    #[test]
+    fn a_variant_replaces_lib_rs_unless_it_names_a_file_under_src() {
+        assert_eq!(variant_with("").unwrap().replaces, "src/lib.rs");
+        assert_eq!(
+            variant_with("//! replaces: src/error.rs").unwrap().replaces,
+            "src/error.rs"
+        );
+        assert!(variant_with("//! replaces: Cargo.toml").is_err());
+        assert!(variant_with("//! replaces: src/../Cargo.toml").is_err());
+    }
 }
