@@ -18,13 +18,17 @@
 //! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
 //! * [`figures`]: the allocator chapter's pictures of segments and blocks,
 //!   drawn from the allocator's own snapshots.
+//! * [`header`]: the provenance lines (command, device, date) that every
+//!   measurement printed for the book starts with.
 
 pub mod allocator;
 mod date;
 mod driver;
 pub mod figures;
+mod header;
 mod summary;
 
 pub use date::today;
 pub use driver::GpuDriver;
+pub use header::header;
 pub use summary::{Summary, duration_text};

@@ -44,7 +44,7 @@ pub(crate) enum Command {
     /// The author gate: the manifest and the folders agree, every solution
     /// passes, every untouched starter fails, every known-wrong variant is
     /// caught with the right diagnosis.
-    Verify(RunOptions),
+    Verify(VerifyArgs),
     /// Run an exercise again each time you save one of its files; when it
     /// passes, move on to the next one not passed yet.
     ///
@@ -115,6 +115,16 @@ pub(crate) struct RunOptions {
     /// Use harnesses built by `judge build --out DIR` (for GPU machines without Rust).
     #[arg(long, value_name = "DIR")]
     pub(crate) prebuilt: Option<PathBuf>,
+}
+
+/// `judge verify`.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// Only these exercises (`102 103`); default: all of them. The manifest
+    /// and the folders are checked either way.
+    pub(crate) ids: Vec<String>,
+    #[command(flatten)]
+    pub(crate) options: RunOptions,
 }
 
 /// `judge run`.

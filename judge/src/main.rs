@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         Command::List => list::list(cli.root.as_deref()),
         Command::Run(args) => run::run(cli.root.as_deref(), args),
         Command::Hint { id, level } => hint::hint(cli.root.as_deref(), id, *level),
-        Command::Verify(options) => verify::verify(cli.root.as_deref(), options),
+        Command::Verify(args) => verify::verify(cli.root.as_deref(), args),
         Command::Watch(args) => watch::watch(cli.root.as_deref(), args),
         Command::Reset { id } => reset::reset(cli.root.as_deref(), id),
         Command::Doctor { prebuilt } => doctor::doctor(cli.root.as_deref(), *prebuilt),

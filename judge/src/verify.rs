@@ -9,7 +9,7 @@
 mod layout;
 pub(crate) mod variant;
 
-use crate::cli::RunOptions;
+use crate::cli::VerifyArgs;
 use crate::course::Course;
 use crate::exit;
 use crate::manifest::Exercise;
@@ -29,8 +29,13 @@ struct Finding {
 }
 
 /// Runs the gate and prints one line per item; exit 1 if anything is wrong.
-pub(crate) fn verify(root: Option<&Path>, options: &RunOptions) -> Result<u8> {
+pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
     let course = Course::open(root)?;
+    let options = &args.options;
+    let mut chosen = Vec::new();
+    for id in &args.ids {
+        chosen.push(course.manifest.get(id)?.id);
+    }
     let mut out = anstream::stdout();
     let mut problems = 0;
     let layout = layout::check(&course);
@@ -44,7 +49,11 @@ pub(crate) fn verify(root: Option<&Path>, options: &RunOptions) -> Result<u8> {
         progress: false,
         artifacts: None,
     };
-    for exercise in course.manifest.exercises.iter().filter(|_| layout_ok) {
+    let wanted = |e: &&Exercise| chosen.is_empty() || chosen.contains(&e.id);
+    for exercise in course.manifest.exercises.iter().filter(wanted) {
+        if !layout_ok {
+            break;
+        }
         for finding in check_exercise(&course, exercise, &run)? {
             problems += report(&mut out, &finding)?;
         }

@@ -129,3 +129,15 @@ fn a_missing_suite_names_the_file_and_the_folder() {
         out.stdout
     );
 }
+
+#[test]
+fn named_exercises_are_the_only_ones_run() {
+    let course = proper_course("banana");
+    let out = course.judge(&["verify", "904"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("904:"), "{}", out.stdout);
+    assert!(!out.stdout.contains("902:"), "{}", out.stdout);
+    let out = course.judge(&["verify", "999"]);
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("`999`"), "{}", out.stderr);
+}
