@@ -1,0 +1,132 @@
+//! Every output of a long decode equals the eager model's.
+
+use super::support::{batch, batch_sizes, reference, runner};
+use graph_buffers::{Model, WIDTH};
+use judge_harness::{Ctx, Failure};
+
+/// What the output buffer holds before the decode: a value no step makes.
+const UNWRITTEN: f32 = -12345.0;
+
+/// One step of the run: its rows, where its rows start in the run, and what
+/// it must produce.
+struct Step {
+    rows: usize,
+    first_row: usize,
+    input: Vec<f32>,
+    want: Vec<f32>,
+}
+
+pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
+    let device = ctx.device()?;
+    let stream = device.new_stream()?;
+    let model = Model::new();
+    let steps = plan(&model);
+    let total = steps.iter().map(|s| s.rows).sum::<usize>() * WIDTH;
+    let host_in: Vec<f32> = steps.iter().flat_map(|s| s.input.iter().copied()).collect();
+    let input = stream.alloc_zeros::<f32>(total)?;
+    let output = stream.alloc_zeros::<f32>(total)?;
+    stream.copy_from_host(&host_in, &input)?;
+    stream.fill(&output, UNWRITTEN)?;
+    let mut runner = runner(&stream, &model)?;
+    let range = |s: &Step| s.first_row * WIDTH..(s.first_row + s.rows) * WIDTH;
+    let xs: Vec<_> = steps.iter().map(|s| input.slice(range(s))).collect();
+    let ys: Vec<_> = steps.iter().map(|s| output.slice(range(s))).collect();
+    let mark = device.trace_mark();
+    runner
+        .decode(&xs, &ys)
+        .map_err(|e| Failure::new(format!("decode of {} batches to succeed", steps.len()), e.to_string()))?;
+    let got = stream.to_vec(&output)?;
+    ctx.save_trace("decode", &device);
+    let races: Vec<String> = device.races().iter().map(ToString::to_string).collect();
+    let wrong: Vec<usize> = (0..steps.len())
+        .filter(|&k| got[range(&steps[k])] != steps[k].want[..])
+        .collect();
+    if let Some(&k) = wrong.first() {
+        let sizes: Vec<usize> = steps.iter().map(|s| s.rows).collect();
+        return Err(Failure::new(
+            format!(
+                "every step's output rows to equal the eager model's (batch sizes {sizes:?})"
+            ),
+            format!(
+                "{} of {} steps are wrong; the first, step {k} ({} rows): {}",
+                wrong.len(),
+                steps.len(),
+                steps[k].rows,
+                diagnose(&model, &steps, k, &got[range(&steps[k])])
+            ),
+        )
+        .detail(format!(
+            "the decode began at trace entry {mark}; `judge run 103 --timeline` draws it"
+        )));
+    }
+    if !races.is_empty() {
+        return Err(Failure::new(
+            "no race between the streams (the warm-up's side stream is ordered with the runner's stream by events)",
+            format!("{} race(s)", races.len()),
+        )
+        .detail(races.join("\n")));
+    }
+    Ok(())
+}
+
+fn plan(model: &Model) -> Vec<Step> {
+    let mut first_row = 0;
+    batch_sizes()
+        .into_iter()
+        .enumerate()
+        .map(|(k, rows)| {
+            let input = batch(k, rows);
+            let want = reference(model, &input);
+            let step = Step {
+                rows,
+                first_row,
+                input,
+                want,
+            };
+            first_row += rows;
+            step
+        })
+        .collect()
+}
+
+/// Why step `k`'s output `got` is wrong, in terms of the static buffers.
+fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
+    let step = &steps[k];
+    let rows: Vec<&[f32]> = got.chunks(WIDTH).collect();
+    let want: Vec<&[f32]> = step.want.chunks(WIDTH).collect();
+    let last = steps.last().expect("a run has steps");
+    if let Some(r) = rows.iter().position(|row| row.iter().all(|&v| v == UNWRITTEN)) {
+        return format!(
+            "row {r} was never written: the real rows must be copied out of the static output into the step's output"
+        );
+    }
+    if k + 1 < steps.len() && got == &last.want[..got.len()] {
+        return format!(
+            "its rows equal the first {} rows of the last step's output: every result equals the last. \
+             The static output was kept (a view of it) instead of copied out before the next replay overwrote it",
+            step.rows
+        );
+    }
+    let first_bad = (0..rows.len()).find(|&r| rows[r] != want[r]).expect("a wrong row");
+    if first_bad > 0 {
+        return format!(
+            "rows 0..{first_bad} are right and rows {first_bad}..{} wrong: the step ran in a bucket of {first_bad} rows, too small for a batch of {}; \
+             pad up to the smallest bucket that holds the batch",
+            step.rows, step.rows
+        );
+    }
+    let zero_row = reference(model, &[0.0; WIDTH]);
+    let earlier = |row: &[f32]| {
+        steps[..k].iter().any(|s| s.want.chunks(WIDTH).any(|w| w == row))
+    };
+    if rows.iter().any(|row| *row == &zero_row[..] || earlier(row)) {
+        return "stale data replayed: the graph computed from what the static input held before, not from this batch. \
+                Copy each batch into the static input before launching the graph"
+            .to_string();
+    }
+    let c = (0..WIDTH).find(|&c| rows[0][c] != want[0][c]).expect("a wrong element");
+    format!(
+        "row 0, element {c}: expected {}, got {}",
+        want[0][c], rows[0][c]
+    )
+}

@@ -1,0 +1,107 @@
+//! The trace of steady-state steps: one graph launch each, and nothing else
+//! that costs: no capture, no kernel of the model, no call that blocks.
+
+use super::support::{batch_sizes, runner};
+use gpu::{OpKind, TraceEntry};
+use graph_buffers::{LAYERS, MAX_ROWS, Model, WIDTH};
+use judge_harness::{Ctx, Failure};
+
+/// Steps run before the ones the check looks at.
+const WARM_STEPS: usize = 3;
+
+pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
+    let device = ctx.device()?;
+    let stream = device.new_stream()?;
+    let model = Model::new();
+    let input = stream.alloc_zeros::<f32>(MAX_ROWS * WIDTH)?;
+    let output = stream.alloc_zeros::<f32>(MAX_ROWS * WIDTH)?;
+    stream.fill(&input, 0.5)?;
+    let mut runner = runner(&stream, &model)?;
+    let mut marks = Vec::new();
+    for (k, rows) in batch_sizes().into_iter().take(WARM_STEPS + 16).enumerate() {
+        if k == WARM_STEPS {
+            stream.synchronize()?;
+            device.clear_trace();
+        }
+        marks.push((device.trace_mark(), rows));
+        let n = rows * WIDTH;
+        runner
+            .decode(&[input.slice(0..n)], &[output.slice(0..n)])
+            .map_err(|e| Failure::new(format!("a step of {rows} rows to succeed"), e.to_string()))?;
+    }
+    marks.push((device.trace_mark(), 0));
+    stream.synchronize()?;
+    ctx.save_trace("steps", &device);
+    let trace = device.trace();
+    let steps = &marks[WARM_STEPS..];
+    for (i, pair) in steps.windows(2).enumerate() {
+        let ((mark, rows), (end, _)) = (pair[0], pair[1]);
+        let entries: Vec<&TraceEntry> = trace
+            .since(mark)
+            .iter()
+            .take_while(|e| e.seq < end)
+            .collect();
+        judge_step(i + WARM_STEPS, rows, &entries)?;
+    }
+    Ok(())
+}
+
+/// Fails unless `entries`, the calls of step `k`, hold exactly one graph
+/// launch and nothing that captures, blocks, or runs the model eagerly.
+fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Failure> {
+    let expected = "exactly one graph launch per step after warm-up (plus the copies in and out and the padding), no capture, nothing that blocks";
+    let listing = || {
+        entries
+            .iter()
+            .map(|e| format!("{:?} {} at {}", e.op, e.name, e.site))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let fail = |actual: String, at: Option<&TraceEntry>| {
+        let failure = Failure::new(expected, format!("step {k} ({rows} rows): {actual}"))
+            .detail(format!("the step's calls:\n{}", listing()));
+        match at {
+            Some(e) => failure.at(e.site),
+            None => failure,
+        }
+    };
+    if let Some(e) = entries
+        .iter()
+        .find(|e| matches!(e.op, OpKind::BeginCapture | OpKind::EndCapture))
+    {
+        return Err(fail(
+            format!(
+                "it began a capture (`{}`): capturing every step costs more than running eagerly. Capture once per bucket in `Runner::new`, then only replay",
+                e.name
+            ),
+            Some(e),
+        ));
+    }
+    if let Some(e) = entries.iter().find(|e| e.blocking.is_some()) {
+        return Err(fail(
+            format!(
+                "`{}` blocks the CPU ({}): a step must only queue work",
+                e.name,
+                e.blocking.map(|r| r.explain()).unwrap_or_default()
+            ),
+            Some(e),
+        ));
+    }
+    let graphs = entries.iter().filter(|e| e.op == OpKind::GraphLaunch).count();
+    let kernels = entries.iter().filter(|e| e.op == OpKind::Launch).count();
+    if graphs != 1 {
+        let why = if graphs == 0 && kernels >= LAYERS {
+            format!("no graph launch and {kernels} kernel launches: the step ran the model eagerly")
+        } else {
+            format!("{graphs} graph launches and {kernels} kernel launches")
+        };
+        return Err(fail(why, entries.first().copied()));
+    }
+    if kernels > 1 {
+        return Err(fail(
+            format!("{kernels} kernel launches besides the graph: only the padding may be a kernel, the model runs inside the graph"),
+            entries.iter().find(|e| e.op == OpKind::Launch).copied(),
+        ));
+    }
+    Ok(())
+}
