@@ -16,6 +16,9 @@
 //!   with and without a busy GPU, and `cuMemAlloc` + `cuMemFree` pairs on an
 //!   idle and a busy device.
 //! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
+//! * [`graphs`]: a decode step of 64 tiny layers (exercise 103's reference
+//!   solution), eager against replayed from a CUDA graph, and 200 empty
+//!   kernels each way.
 //! * [`figures`]: the allocator chapter's pictures of segments and blocks,
 //!   drawn from the allocator's own snapshots.
 //! * [`header`]: the provenance lines (command, device, date) that every
@@ -25,6 +28,7 @@ pub mod allocator;
 mod date;
 mod driver;
 pub mod figures;
+pub mod graphs;
 mod header;
 mod summary;
 

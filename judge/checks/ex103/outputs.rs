@@ -32,9 +32,12 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
     let xs: Vec<_> = steps.iter().map(|s| input.slice(range(s))).collect();
     let ys: Vec<_> = steps.iter().map(|s| output.slice(range(s))).collect();
     let mark = device.trace_mark();
-    runner
-        .decode(&xs, &ys)
-        .map_err(|e| Failure::new(format!("decode of {} batches to succeed", steps.len()), e.to_string()))?;
+    runner.decode(&xs, &ys).map_err(|e| {
+        Failure::new(
+            format!("decode of {} batches to succeed", steps.len()),
+            e.to_string(),
+        )
+    })?;
     let got = stream.to_vec(&output)?;
     ctx.save_trace("decode", &device);
     let races: Vec<String> = device.races().iter().map(ToString::to_string).collect();
@@ -44,9 +47,7 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
     if let Some(&k) = wrong.first() {
         let sizes: Vec<usize> = steps.iter().map(|s| s.rows).collect();
         return Err(Failure::new(
-            format!(
-                "every step's output rows to equal the eager model's (batch sizes {sizes:?})"
-            ),
+            format!("every step's output rows to equal the eager model's (batch sizes {sizes:?})"),
             format!(
                 "{} of {} steps are wrong; the first, step {k} ({} rows): {}",
                 wrong.len(),
@@ -95,7 +96,10 @@ fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
     let rows: Vec<&[f32]> = got.chunks(WIDTH).collect();
     let want: Vec<&[f32]> = step.want.chunks(WIDTH).collect();
     let last = steps.last().expect("a run has steps");
-    if let Some(r) = rows.iter().position(|row| row.iter().all(|&v| v == UNWRITTEN)) {
+    if let Some(r) = rows
+        .iter()
+        .position(|row| row.iter().all(|&v| v == UNWRITTEN))
+    {
         return format!(
             "row {r} was never written: the real rows must be copied out of the static output into the step's output"
         );
@@ -107,7 +111,9 @@ fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
             step.rows
         );
     }
-    let first_bad = (0..rows.len()).find(|&r| rows[r] != want[r]).expect("a wrong row");
+    let first_bad = (0..rows.len())
+        .find(|&r| rows[r] != want[r])
+        .expect("a wrong row");
     if first_bad > 0 {
         return format!(
             "rows 0..{first_bad} are right and rows {first_bad}..{} wrong: the step ran in a bucket of {first_bad} rows, too small for a batch of {}; \
@@ -117,14 +123,18 @@ fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
     }
     let zero_row = reference(model, &[0.0; WIDTH]);
     let earlier = |row: &[f32]| {
-        steps[..k].iter().any(|s| s.want.chunks(WIDTH).any(|w| w == row))
+        steps[..k]
+            .iter()
+            .any(|s| s.want.chunks(WIDTH).any(|w| w == row))
     };
     if rows.iter().any(|row| *row == &zero_row[..] || earlier(row)) {
         return "stale data replayed: the graph computed from what the static input held before, not from this batch. \
                 Copy each batch into the static input before launching the graph"
             .to_string();
     }
-    let c = (0..WIDTH).find(|&c| rows[0][c] != want[0][c]).expect("a wrong element");
+    let c = (0..WIDTH)
+        .find(|&c| rows[0][c] != want[0][c])
+        .expect("a wrong element");
     format!(
         "row 0, element {c}: expected {}, got {}",
         want[0][c], rows[0][c]

@@ -22,7 +22,10 @@ pub(super) fn submit_at_least_5x_less_than_eager(ctx: &Ctx) -> Result<(), Failur
     let len = MAX_ROWS * WIDTH;
     let input = stream.alloc_zeros::<f32>(len)?;
     let output = stream.alloc_zeros::<f32>(len)?;
-    let scratch = [stream.alloc_zeros::<f32>(len)?, stream.alloc_zeros::<f32>(len)?];
+    let scratch = [
+        stream.alloc_zeros::<f32>(len)?,
+        stream.alloc_zeros::<f32>(len)?,
+    ];
     stream.fill(&input, 0.25)?;
     let mut runner = runner(&stream, &model)?;
     let sizes = batch_sizes();
@@ -38,9 +41,9 @@ pub(super) fn submit_at_least_5x_less_than_eager(ctx: &Ctx) -> Result<(), Failur
         let eager_ns = (device.now() - start).as_nanos() as f64;
         stream.synchronize()?;
         let start = device.now();
-        runner
-            .decode(&[x], &[y])
-            .map_err(|e| Failure::new(format!("a step of {rows} rows to succeed"), e.to_string()))?;
+        runner.decode(&[x], &[y]).map_err(|e| {
+            Failure::new(format!("a step of {rows} rows to succeed"), e.to_string())
+        })?;
         let graph_ns = (device.now() - start).as_nanos() as f64;
         if k >= WARM {
             eager.push(eager_ns);
@@ -58,7 +61,7 @@ pub(super) fn submit_at_least_5x_less_than_eager(ctx: &Ctx) -> Result<(), Failur
             "the median CPU time to submit a step at least {MIN_RATIO}x less than the eager stack of {LAYERS} launches"
         ),
         format!(
-            "eager {}, yours {}: {ratio:.1}x less. A replayed step is a copy in, the padding, one graph launch and a copy out; \
+            "eager {}, yours {} (eager / yours = {ratio:.1}). A replayed step is a copy in, the padding, one graph launch and a copy out; \
              {}",
             micros(eager),
             micros(graph),

@@ -27,7 +27,9 @@ pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
         let n = rows * WIDTH;
         runner
             .decode(&[input.slice(0..n)], &[output.slice(0..n)])
-            .map_err(|e| Failure::new(format!("a step of {rows} rows to succeed"), e.to_string()))?;
+            .map_err(|e| {
+                Failure::new(format!("a step of {rows} rows to succeed"), e.to_string())
+            })?;
     }
     marks.push((device.trace_mark(), 0));
     stream.synchronize()?;
@@ -50,13 +52,7 @@ pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
 /// launch and nothing that captures, blocks, or runs the model eagerly.
 fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Failure> {
     let expected = "exactly one graph launch per step after warm-up (plus the copies in and out and the padding), no capture, nothing that blocks";
-    let listing = || {
-        entries
-            .iter()
-            .map(|e| format!("{:?} {} at {}", e.op, e.name, e.site))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let listing = || listing(entries);
     let fail = |actual: String, at: Option<&TraceEntry>| {
         let failure = Failure::new(expected, format!("step {k} ({rows} rows): {actual}"))
             .detail(format!("the step's calls:\n{}", listing()));
@@ -87,7 +83,10 @@ fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Fail
             Some(e),
         ));
     }
-    let graphs = entries.iter().filter(|e| e.op == OpKind::GraphLaunch).count();
+    let graphs = entries
+        .iter()
+        .filter(|e| e.op == OpKind::GraphLaunch)
+        .count();
     let kernels = entries.iter().filter(|e| e.op == OpKind::Launch).count();
     if graphs != 1 {
         let why = if graphs == 0 && kernels >= LAYERS {
@@ -99,9 +98,34 @@ fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Fail
     }
     if kernels > 1 {
         return Err(fail(
-            format!("{kernels} kernel launches besides the graph: only the padding may be a kernel, the model runs inside the graph"),
+            format!(
+                "{kernels} kernel launches besides the graph: only the padding may be a kernel, the model runs inside the graph"
+            ),
             entries.iter().find(|e| e.op == OpKind::Launch).copied(),
         ));
     }
     Ok(())
+}
+
+/// The calls, one line each, repeats folded: `Launch affine_f32 at … (× 64)`.
+fn listing(entries: &[&TraceEntry]) -> String {
+    let mut lines: Vec<(String, usize)> = Vec::new();
+    for e in entries {
+        let line = format!("{:?} {} at {}", e.op, e.name, e.site);
+        match lines.last_mut() {
+            Some((last, n)) if *last == line => *n += 1,
+            _ => lines.push((line, 1)),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(line, n)| {
+            if n > 1 {
+                format!("{line} (× {n})")
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

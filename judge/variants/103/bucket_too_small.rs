@@ -41,7 +41,12 @@ pub fn bucket_for(rows: usize) -> Option<usize> {
     if rows == 0 {
         return None;
     }
-    BUCKETS.iter().copied().rev().find(|&bucket| bucket <= rows).filter(|_| rows <= MAX_ROWS)
+    BUCKETS
+        .iter()
+        .copied()
+        .rev()
+        .find(|&bucket| bucket <= rows)
+        .filter(|_| rows <= MAX_ROWS)
 }
 // ANCHOR_END: bucket_for
 
@@ -59,7 +64,12 @@ pub struct Runner {
 
 impl std::fmt::Debug for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Runner({} graphs on {:?})", self.graphs.len(), self.stream)
+        write!(
+            f,
+            "Runner({} graphs on {:?})",
+            self.graphs.len(),
+            self.stream
+        )
     }
 }
 

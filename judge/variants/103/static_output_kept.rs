@@ -59,7 +59,12 @@ pub struct Runner {
 
 impl std::fmt::Debug for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Runner({} graphs on {:?})", self.graphs.len(), self.stream)
+        write!(
+            f,
+            "Runner({} graphs on {:?})",
+            self.graphs.len(),
+            self.stream
+        )
     }
 }
 

@@ -1,0 +1,32 @@
+//! What a CUDA graph saves, as the CUDA graphs chapter reports it:
+//!
+//! ```text
+//! cargo run --release -p workbook-benches --example graphs_replay   # CUDA if present, else the virtual GPU
+//! GPU_BACKEND=virtual cargo run --release -p workbook-benches --example graphs_replay
+//! ```
+//!
+//! 200 empty kernels and the decode step of exercise 103, eager and
+//! replayed: CPU submit time, GPU time, a loop of steps; then a
+//! `synchronize` inside a capture. It takes about a second.
+
+use gpu::{Backend, Device};
+use std::process::ExitCode;
+use workbook_benches::graphs::{Config, run};
+
+const COMMAND: &str = "cargo run --release -p workbook-benches --example graphs_replay";
+
+fn main() -> ExitCode {
+    let report = Device::open(Backend::Auto)
+        .map_err(Into::into)
+        .and_then(|device| run(&device, COMMAND, &Config::full()));
+    match report {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
