@@ -12,6 +12,8 @@
 //!
 //! writes them again into `chapters/figures/`.
 
+mod graphs;
+
 use caching_allocator::{Block, BlockState, CachingAllocator, SegmentInfo, SimDriver, StreamId};
 use std::fmt::Write as _;
 
@@ -21,11 +23,13 @@ const S1: StreamId = StreamId(1);
 
 /// Every figure: its file name under `chapters/figures/` and its SVG text.
 pub fn all() -> Vec<(&'static str, String)> {
-    vec![
+    let mut figures = vec![
         ("allocator-split-merge.svg", split_and_merge()),
         ("allocator-fragmentation.svg", fragmentation()),
         ("allocator-record-stream.svg", record_stream()),
-    ]
+    ];
+    figures.extend(graphs::all());
+    figures
 }
 
 /// One row of a figure: the layout after a step of the script.

@@ -1,0 +1,57 @@
+//! The CUDA graphs chapter's timelines: three decode steps of exercise 103,
+//! run eagerly and replayed from graphs, drawn from the virtual GPU's trace
+//! on the same time scale.
+
+use gpu::{Backend, Device, SvgOptions};
+use graph_buffers::{MAX_ROWS, Model, Runner, WIDTH};
+
+/// The batch sizes of the three steps drawn.
+const ROWS: [usize; 3] = [3, 16, 5];
+/// The time both timelines span, in nanoseconds: the eager steps fill it.
+const SPAN_NS: u64 = 820_000;
+
+/// Both figures: `(file name, SVG)`.
+pub(super) fn all() -> Vec<(&'static str, String)> {
+    vec![
+        ("graphs-eager.svg", draw(false)),
+        ("graphs-replay.svg", draw(true)),
+    ]
+}
+
+/// Three steps on a fresh virtual GPU, eager or replayed, as an SVG timeline.
+fn draw(replay: bool) -> String {
+    let device = Device::open(Backend::Virtual).expect("the virtual GPU opens");
+    let stream = device.new_stream().expect("a stream");
+    let model = Model::new();
+    let len = MAX_ROWS * WIDTH;
+    let alloc = || stream.alloc_zeros::<f32>(len).expect("memory");
+    let (input, output, scratch) = (alloc(), alloc(), [alloc(), alloc()]);
+    let mut runner = Runner::new(&stream, &model).expect("the captures succeed");
+    stream.synchronize().expect("setup done");
+    device.clear_trace();
+    let start = device.now().as_nanos() as u64;
+    for rows in ROWS {
+        let n = rows * WIDTH;
+        let (x, y) = (input.slice(0..n), output.slice(0..n));
+        if replay {
+            runner.decode(&[x], &[y]).expect("a replayed step");
+        } else {
+            let s = [scratch[0].slice(0..n), scratch[1].slice(0..n)];
+            model.forward(&stream, x, y, s).expect("an eager step");
+        }
+    }
+    stream.synchronize().expect("the steps finish");
+    let title = if replay {
+        "Three decode steps replayed: copy in, pad, one graph launch, copy out (3, 16, 5 rows)"
+    } else {
+        "Three decode steps run eagerly: 64 launches each (3, 16, 5 rows)"
+    };
+    let mut trace = device.trace();
+    // The warm-up's side stream has nothing in the window: leave its lane out.
+    trace.streams.retain(|&s| s == stream.id());
+    trace.to_svg(&SvgOptions {
+        width: 1000,
+        title: Some(title.to_string()),
+        window_ns: Some((start, start + SPAN_NS)),
+    })
+}
