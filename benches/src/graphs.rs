@@ -122,6 +122,7 @@ fn timed(
     })
 }
 
+// ANCHOR: empty_kernels
 /// 200 empty kernels, eager and as one graph.
 fn empty_kernels(device: &Device, stream: &Stream, reps: usize) -> Result<(Timing, Timing), Error> {
     let empty = |s: &Stream| (0..200).try_for_each(|_| s.spin(Duration::ZERO));
@@ -132,6 +133,7 @@ fn empty_kernels(device: &Device, stream: &Stream, reps: usize) -> Result<(Timin
     let replay = timed(device, stream, reps, |_| Ok(graph.launch()?))?;
     Ok((eager, replay))
 }
+// ANCHOR_END: empty_kernels
 
 /// The decode step's buffers: one batch of up to 16 rows in and out, and the
 /// eager stack's scratch.
@@ -218,6 +220,7 @@ fn back_to_back(
     Ok(ns(device.now() - start) / steps as f64)
 }
 
+// ANCHOR: sync_in_capture
 /// The errors a `synchronize` inside a capture gives, and `end_capture` after it.
 fn sync_in_capture(stream: &Stream) -> Result<(String, String), Error> {
     stream.begin_capture()?;
@@ -232,6 +235,7 @@ fn sync_in_capture(stream: &Stream) -> Result<(String, String), Error> {
     };
     Ok((sync, end))
 }
+// ANCHOR_END: sync_in_capture
 
 /// Runs every measurement on `device`.
 pub fn run(device: &Device, command: &str, config: &Config) -> Result<Report, Error> {

@@ -57,7 +57,7 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
             ),
         )
         .detail(format!(
-            "the decode began at trace entry {mark}; `judge run 103 --timeline` draws it"
+            "the decode began at trace entry {mark}; `judge run 103 --timeline steps.svg` draws steady-state steps"
         )));
     }
     if !races.is_empty() {

@@ -68,7 +68,7 @@ pub(super) fn submit_at_least_5x_less_than_eager(ctx: &Ctx) -> Result<(), Failur
             if ratio < 1.5 {
                 "yours costs about as much as launching every layer: is the model still launched eagerly, or captured every step?"
             } else {
-                "look for extra calls in the step (`judge run 103 --timeline`)"
+                "look for extra calls in the step (`judge run 103 --timeline steps.svg` draws them)"
             }
         ),
     ))
