@@ -370,8 +370,10 @@ mod tests {
             empty > 50.0,
             "200 kernels: eager / graph submit is only {empty}"
         );
-        // The graph saves CPU time; the GPU still runs every kernel.
-        assert!(report.gpu_graph.median > 0.5 * report.gpu_eager.median);
+        // The graph saves CPU time; the GPU still runs every kernel, a node
+        // at most as slowly as a kernel launched alone.
+        assert!(report.gpu_graph.median > report.gpu_eager.median / 3.0);
+        assert!(report.gpu_graph.median <= report.gpu_eager.median);
         assert!(report.loop_graph < report.loop_eager);
         assert!(report.sync_in_capture.contains("invalidated"));
         assert!(report.end_after_sync.contains("Stream::synchronize"));
