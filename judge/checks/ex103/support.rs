@@ -36,6 +36,26 @@ pub(super) fn batch(step: usize, rows: usize) -> Vec<f32> {
         .collect()
 }
 
+/// The eager model on the GPU, over all of `x`: one `affine` launch per
+/// layer, queued by the check itself, then read back.
+pub(super) fn eager(
+    stream: &gpu::Stream,
+    model: &Model,
+    x: &gpu::DeviceBuffer<f32>,
+) -> Result<Vec<f32>, Failure> {
+    let scratch = [
+        stream.alloc_zeros::<f32>(x.len())?,
+        stream.alloc_zeros::<f32>(x.len())?,
+    ];
+    let mut src = 0;
+    stream.copy(x, &scratch[0])?;
+    for &(a, b) in model.layers() {
+        stream.affine(&scratch[src], a, b, &scratch[1 - src])?;
+        src = 1 - src;
+    }
+    Ok(stream.to_vec(&scratch[src])?)
+}
+
 /// The model on the CPU, layer by layer, each product and sum rounded as the
 /// `affine` kernel rounds them: what the eager stack computes on the GPU.
 pub(super) fn reference(model: &Model, x: &[f32]) -> Vec<f32> {
