@@ -161,7 +161,7 @@ fn diagnose(steady: &[&[gpu::TraceEntry]], gpu: f64) -> (String, Option<gpu::Cal
     match waits.first() {
         Some(e) if blocked >= 0.8 * gpu => (
             format!(
-                "the event wait blocks for {} per step, a whole step: it waits on the wrong event, the one after the step just submitted (N+1) instead of step N's",
+                "the event wait blocks for {} per step, a whole step: it waits for the step just submitted, so the GPU has nothing queued while the CPU works (submit step N+1 before processing step N, and wait on step N's event, not the newest one)",
                 ms(blocked)
             ),
             Some(e.site),
