@@ -15,6 +15,8 @@
 //!   solution) against raw device segments: cached `malloc` + `free` pairs,
 //!   with and without a busy GPU, and `cuMemAlloc` + `cuMemFree` pairs on an
 //!   idle and a busy device.
+//! * [`cpu_gpu`]: the chapter "CPU and GPU": a launch only queues work,
+//!   launch-bound and compute-bound loops, timing with events.
 //! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
 //! * [`figures`]: the allocator chapter's pictures of segments and blocks,
 //!   drawn from the allocator's own snapshots.
@@ -22,6 +24,7 @@
 //!   measurement printed for the book starts with.
 
 pub mod allocator;
+pub mod cpu_gpu;
 mod date;
 mod driver;
 pub mod figures;

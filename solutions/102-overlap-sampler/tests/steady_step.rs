@@ -51,7 +51,9 @@ fn render(entries: &[TraceEntry], times: bool) -> String {
     let mut out = String::new();
     for e in entries {
         let file = e.site.file.rsplit('/').next().unwrap_or(e.site.file);
-        let stream = e.stream.map_or("cpu".to_string(), |s| format!("stream {}", s.0));
+        let stream = e
+            .stream
+            .map_or("cpu".to_string(), |s| format!("stream {}", s.0));
         let blocks = e
             .blocking
             .map(|b| format!("  can block: {b:?}"))
@@ -85,5 +87,8 @@ fn one_steady_state_step_on_the_virtual_gpu() {
 
 #[test]
 fn one_steady_state_step_on_any_backend() {
-    insta::assert_snapshot!("steady_step_ops", render(&steady_step(Backend::Auto), false));
+    insta::assert_snapshot!(
+        "steady_step_ops",
+        render(&steady_step(Backend::Auto), false)
+    );
 }
