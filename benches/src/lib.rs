@@ -17,6 +17,10 @@
 //!   idle and a busy device.
 //! * [`cpu_gpu`]: the chapter "CPU and GPU": a launch only queues work,
 //!   launch-bound and compute-bound loops, timing with events.
+//! * [`streams`]: the chapter "Streams and events": order across streams,
+//!   the cost of each sync primitive, copy/compute overlap.
+//! * [`sampling`]: the chapter "Sampling on the GPU and overlap scheduling":
+//!   the naive decode loop against exercise 102's overlapped one.
 //! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
 //! * [`figures`]: the allocator chapter's pictures of segments and blocks,
 //!   drawn from the allocator's own snapshots.
@@ -29,6 +33,8 @@ mod date;
 mod driver;
 pub mod figures;
 mod header;
+pub mod sampling;
+pub mod streams;
 mod summary;
 
 pub use date::today;
