@@ -44,7 +44,11 @@ impl<'a> Sampler<'a> {
             submitted: 0,
             processed: 0,
             outputs: vec![Vec::new(); n],
-            finished: batch.requests.iter().map(|r| r.max_new_tokens == 0).collect(),
+            finished: batch
+                .requests
+                .iter()
+                .map(|r| r.max_new_tokens == 0)
+                .collect(),
         })
     }
 

@@ -63,7 +63,9 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
         return Ok(());
     }
     Err(Failure::new(
-        format!("each request's tokens up to and including EOS (token {EOS}), or up to max_new_tokens"),
+        format!(
+            "each request's tokens up to and including EOS (token {EOS}), or up to max_new_tokens"
+        ),
         format!("{} of {} requests differ", wrong.len(), want.len()),
     )
     .detail(wrong.join("\n")))

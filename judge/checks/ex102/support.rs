@@ -105,10 +105,7 @@ impl<'t> Steps<'t> {
             .filter(|(_, e)| e.op == OpKind::Launch && e.name == "decode_step")
             .map(|(i, _)| i)
             .collect();
-        let windows = starts
-            .windows(2)
-            .map(|w| &entries[w[0]..w[1]])
-            .collect();
+        let windows = starts.windows(2).map(|w| &entries[w[0]..w[1]]).collect();
         Self { windows }
     }
 
@@ -142,17 +139,4 @@ pub(super) fn describe(e: &TraceEntry) -> String {
         e.site,
         ms(e.cpu_ns() as f64)
     )
-}
-
-/// Fails with `expected` and `actual()` unless `ok`.
-pub(super) fn ensure(
-    ok: bool,
-    expected: &str,
-    actual: impl FnOnce() -> String,
-) -> Result<(), Failure> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Failure::new(expected, actual()))
-    }
 }

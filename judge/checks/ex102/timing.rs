@@ -1,9 +1,7 @@
 //! Time: submitting a step never waits for the GPU (the gate), and a
 //! steady-state step costs about max(GPU, CPU), not their sum.
 
-use super::support::{
-    CPU_STEP, Steps, describe, median, mixed_batch, ms, setup, steady_batch,
-};
+use super::support::{CPU_STEP, Steps, describe, median, mixed_batch, ms, setup, steady_batch};
 use gpu::{BlockReason, Device, OpKind, Stream};
 use judge_harness::{Ctx, Failure};
 use overlap_sampler::Sampler;
@@ -40,7 +38,10 @@ pub(super) fn submit_returns_before_the_gate(ctx: &Ctx) -> Result<(), Failure> {
             ms(GATE.as_nanos() as f64),
             ms(GATE.as_nanos() as f64 / 2.0)
         ),
-        format!("`submit` took {}: it waited for the GPU", ms(took.as_nanos() as f64)),
+        format!(
+            "`submit` took {}: it waited for the GPU",
+            ms(took.as_nanos() as f64)
+        ),
     );
     if let Some(e) = culprit {
         let pageable = if e.blocking == Some(BlockReason::PageableDeviceToHost) {
@@ -146,17 +147,13 @@ fn diagnose(steady: &[&[gpu::TraceEntry]], gpu: f64) -> (String, Option<gpu::Cal
             Some(e.site),
         );
     }
-    if let Some(e) = all.clone().find(|e| {
-        e.blocking.is_some() && e.blocking != Some(BlockReason::EventSynchronize)
-    }) {
-        return (
-            format!("each step waits in {}", describe(e)),
-            Some(e.site),
-        );
+    if let Some(e) = all
+        .clone()
+        .find(|e| e.blocking.is_some() && e.blocking != Some(BlockReason::EventSynchronize))
+    {
+        return (format!("each step waits in {}", describe(e)), Some(e.site));
     }
-    let waits: Vec<&gpu::TraceEntry> = all
-        .filter(|e| e.op == OpKind::EventSynchronize)
-        .collect();
+    let waits: Vec<&gpu::TraceEntry> = all.filter(|e| e.op == OpKind::EventSynchronize).collect();
     let blocked = median(waits.iter().map(|e| e.cpu_ns() as f64).collect());
     match waits.first() {
         Some(e) if blocked >= 0.8 * gpu => (

@@ -58,7 +58,11 @@ impl<'a> Sampler<'a> {
             submitted: 0,
             processed: 0,
             outputs: vec![Vec::new(); n],
-            finished: batch.requests.iter().map(|r| r.max_new_tokens == 0).collect(),
+            finished: batch
+                .requests
+                .iter()
+                .map(|r| r.max_new_tokens == 0)
+                .collect(),
         })
     }
 
@@ -73,8 +77,10 @@ impl<'a> Sampler<'a> {
         let (input, output) = (&self.tokens[n % 2], &self.tokens[(n + 1) % 2]);
         self.stream.decode_step(self.decoder, input, output)?;
         self.stream.flag_eq(output, self.eos, &self.flags)?;
-        self.stream.copy_to_pinned(output, &self.host_tokens[slot])?;
-        self.stream.copy_to_pinned(&self.flags, &self.host_flags[slot])?;
+        self.stream
+            .copy_to_pinned(output, &self.host_tokens[slot])?;
+        self.stream
+            .copy_to_pinned(&self.flags, &self.host_flags[slot])?;
         self.copied[slot].record(self.stream)?;
         self.submitted += 1;
         Ok(())
