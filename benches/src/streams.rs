@@ -129,16 +129,21 @@ pub enum Source {
     Pageable,
 }
 
+/// One run over the chunks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The sums the compute stream found (each should be the chunk's length).
+    pub sums: Vec<f32>,
+    /// From the first copy call until the sums were on the host, ns.
+    pub loop_ns: f64,
+    /// CPU time spent inside the copy calls, ns.
+    pub copy_cpu_ns: f64,
+}
+
 // ANCHOR: overlap
 /// `chunks` chunks: copy each to the device on `copy`, sum it on `compute`.
 /// Slot `i % 2` holds chunk `i`; events order the two streams both ways.
-/// Returns the sums; the CPU time spent in copy calls goes to `copy_cpu_ns`.
-pub fn two_streams(
-    device: &Device,
-    chunks: usize,
-    source: Source,
-    copy_cpu_ns: &mut f64,
-) -> Result<Vec<f32>> {
+pub fn two_streams(device: &Device, chunks: usize, source: Source) -> Result<Run> {
     let (copy, compute) = (device.new_stream()?, device.new_stream()?);
     let pinned = device.alloc_pinned::<f32>(CHUNK)?;
     pinned.write(&vec![1.0; CHUNK])?;
@@ -150,6 +155,7 @@ pub fn two_streams(
         [device.new_event()?, device.new_event()?],
     );
     device.synchronize()?;
+    let (start, mut copy_cpu_ns) = (device.now(), 0.0);
     for i in 0..chunks {
         let slot = i % 2;
         copy.wait_event(&consumed[slot])?; // chunk i - 2 is summed: reuse its slot
@@ -158,57 +164,60 @@ pub fn two_streams(
             Source::Pinned => copy.copy_from_pinned(&pinned, &slots[slot])?,
             Source::Pageable => copy.copy_from_host(&pageable, &slots[slot])?,
         }
-        *copy_cpu_ns += (device.now() - t).as_nanos() as f64;
+        copy_cpu_ns += (device.now() - t).as_nanos() as f64;
         copied[slot].record(&copy)?;
         compute.wait_event(&copied[slot])?; // chunk i has arrived
         compute.sum_after(COMPUTE, &slots[slot], sums.slice(i..i + 1))?;
         consumed[slot].record(&compute)?;
     }
-    let out = compute.to_vec(&sums)?;
+    let sums = compute.to_vec(&sums)?; // waits for the last sum
+    let loop_ns = (device.now() - start).as_nanos() as f64;
     device.synchronize()?; // both streams idle before the slots are freed
-    Ok(out)
+    Ok(Run {
+        sums,
+        loop_ns,
+        copy_cpu_ns,
+    })
 }
 // ANCHOR_END: overlap
 
 /// The same chunks on one stream: copy, sum, copy, sum.
-pub fn one_stream(device: &Device, chunks: usize) -> Result<Vec<f32>> {
+pub fn one_stream(device: &Device, chunks: usize) -> Result<Run> {
     let s = device.new_stream()?;
     let pinned = device.alloc_pinned::<f32>(CHUNK)?;
     pinned.write(&vec![1.0; CHUNK])?;
     let slot = s.alloc_zeros::<f32>(CHUNK)?;
     let sums = s.alloc_zeros::<f32>(chunks)?;
     s.synchronize()?;
+    let (start, mut copy_cpu_ns) = (device.now(), 0.0);
     for i in 0..chunks {
+        let t = device.now();
         s.copy_from_pinned(&pinned, &slot)?;
+        copy_cpu_ns += (device.now() - t).as_nanos() as f64;
         s.sum_after(COMPUTE, &slot, sums.slice(i..i + 1))?;
     }
-    let out = s.to_vec(&sums)?;
+    let sums = s.to_vec(&sums)?;
+    let loop_ns = (device.now() - start).as_nanos() as f64;
     s.synchronize()?;
-    Ok(out)
+    Ok(Run {
+        sums,
+        loop_ns,
+        copy_cpu_ns,
+    })
 }
 
-/// Times the three schedules of `chunks` chunks with the device's clock,
-/// setup (pinned allocation, first touch) excluded by a warm-up run each.
+/// Runs the three schedules of `chunks` chunks, each timed from its first
+/// copy call to the sums on the host (setup excluded).
 pub fn overlap(device: &Device, chunks: usize) -> Result<Overlap> {
-    let timed = |f: &dyn Fn() -> Result<Vec<f32>>| -> Result<(f64, Vec<f32>)> {
-        let t = device.now();
-        let sums = f()?;
-        Ok(((device.now() - t).as_nanos() as f64, sums))
-    };
-    let (base, _) = timed(&|| two_streams(device, 0, Source::Pinned, &mut 0.0))?;
-    let (serial, _) = timed(&|| one_stream(device, chunks))?;
-    let (serial0, _) = timed(&|| one_stream(device, 0))?;
-    let (overlapped, sums) = timed(&|| two_streams(device, chunks, Source::Pinned, &mut 0.0))?;
-    let mut copy_cpu = 0.0;
-    let t = device.now();
-    two_streams(device, chunks, Source::Pageable, &mut copy_cpu)?;
-    let pageable = (device.now() - t).as_nanos() as f64;
+    let serial = one_stream(device, chunks)?;
+    let overlapped = two_streams(device, chunks, Source::Pinned)?;
+    let pageable = two_streams(device, chunks, Source::Pageable)?;
     Ok(Overlap {
-        serial_ns: serial - serial0,
-        overlapped_ns: overlapped - base,
-        pageable_ns: pageable - base,
-        pageable_copy_cpu_ns: copy_cpu,
-        sums,
+        serial_ns: serial.loop_ns,
+        overlapped_ns: overlapped.loop_ns,
+        pageable_ns: pageable.loop_ns,
+        pageable_copy_cpu_ns: pageable.copy_cpu_ns,
+        sums: overlapped.sums,
     })
 }
 

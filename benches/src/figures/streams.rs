@@ -15,9 +15,9 @@ fn timeline(two: bool, title: &str) -> String {
     })
     .expect("the virtual GPU opens");
     if two {
-        two_streams(&device, 4, Source::Pinned, &mut 0.0)
+        two_streams(&device, 4, Source::Pinned).map(drop)
     } else {
-        one_stream(&device, 4)
+        one_stream(&device, 4).map(drop)
     }
     .expect("the chunks run on the virtual GPU");
     let trace = device.trace();
