@@ -1,4 +1,5 @@
-//! The allocator chapter's figures, drawn from the allocator itself.
+//! The chapters' figures: the allocator's, drawn from the allocator itself,
+//! and timelines drawn from the virtual GPU's traces (`streams`, `overlap`).
 //!
 //! Each figure runs a short script on the reference allocator over
 //! [`SimDriver`] and draws [`CachingAllocator::snapshot`] after each step:
@@ -13,6 +14,8 @@
 //! writes them again into `chapters/figures/`.
 
 mod graphs;
+mod overlap;
+mod streams;
 
 use caching_allocator::{Block, BlockState, CachingAllocator, SegmentInfo, SimDriver, StreamId};
 use std::fmt::Write as _;
@@ -27,6 +30,10 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("allocator-split-merge.svg", split_and_merge()),
         ("allocator-fragmentation.svg", fragmentation()),
         ("allocator-record-stream.svg", record_stream()),
+        ("streams-one-stream.svg", streams::serial()),
+        ("streams-copy-overlap.svg", streams::overlapped()),
+        ("overlap-naive.svg", overlap::naive()),
+        ("overlap-overlapped.svg", overlap::overlapped()),
     ];
     figures.extend(graphs::all());
     figures

@@ -15,6 +15,12 @@
 //!   solution) against raw device segments: cached `malloc` + `free` pairs,
 //!   with and without a busy GPU, and `cuMemAlloc` + `cuMemFree` pairs on an
 //!   idle and a busy device.
+//! * [`cpu_gpu`]: the chapter "CPU and GPU": a launch only queues work,
+//!   launch-bound and compute-bound loops, timing with events.
+//! * [`streams`]: the chapter "Streams and events": order across streams,
+//!   the cost of each sync primitive, copy/compute overlap.
+//! * [`sampling`]: the chapter "Sampling on the GPU and overlap scheduling":
+//!   the naive decode loop against exercise 102's overlapped one.
 //! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
 //! * [`graphs`]: a decode step of 64 tiny layers (exercise 103's reference
 //!   solution), eager against replayed from a CUDA graph, and 200 empty
@@ -25,11 +31,14 @@
 //!   measurement printed for the book starts with.
 
 pub mod allocator;
+pub mod cpu_gpu;
 mod date;
 mod driver;
 pub mod figures;
 pub mod graphs;
 mod header;
+pub mod sampling;
+pub mod streams;
 mod summary;
 
 pub use date::today;

@@ -1,0 +1,257 @@
+//! The measurements of the chapter "Streams and events": order within a
+//! stream and none across, what each sync primitive costs the CPU, and
+//! copy/compute overlap with pinned memory and two buffers.
+
+use gpu::{Device, Result, Stream};
+use std::time::Duration;
+
+const MS: Duration = Duration::from_millis(1);
+
+/// Sums read by a second stream, without and with an event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Order {
+    /// The same stream: fill(2.0) then sum, no sync at all.
+    pub same_stream: f32,
+    /// Another stream, nothing ordering it after the fill.
+    pub no_event: f32,
+    /// Another stream that waits for an event recorded after the fill.
+    pub with_event: f32,
+    /// Races the race checker found in the run without an event.
+    pub races: usize,
+}
+
+// ANCHOR: order
+/// `x` holds 1.0s; stream `a` spins 5 ms and fills `x` with 2.0; a reader
+/// sums `x`. The expected sum is 2.0 × 1024 = 2048.
+pub fn order(device: &Device) -> Result<Order> {
+    let (a, b) = (device.new_stream()?, device.new_stream()?);
+    let x = a.alloc_zeros::<f32>(1024)?;
+    let out = a.alloc_zeros::<f32>(1)?;
+    let run = |reader: &Stream, with_event: bool| -> Result<f32> {
+        a.fill(&x, 1.0)?;
+        a.synchronize()?;
+        a.spin(5 * MS)?;
+        a.fill(&x, 2.0)?;
+        if with_event {
+            reader.wait_event(&a.record_event()?)?; // GPU-side: the CPU goes on
+        }
+        reader.sum(&x, &out)?;
+        let sum = reader.to_vec(&out)?[0];
+        device.synchronize()?;
+        Ok(sum)
+    };
+    let same_stream = run(&a, false)?; // in-stream order is free
+    let no_event = run(&b, false)?; // b runs at once, before the fill
+    let races = device.take_races().len();
+    let with_event = run(&b, true)?;
+    Ok(Order {
+        same_stream,
+        no_event,
+        with_event,
+        races,
+    })
+}
+// ANCHOR_END: order
+
+/// One sync primitive: whether it blocked, and for how long.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Primitive {
+    /// The call.
+    pub name: &'static str,
+    /// CPU time spent in it, ns.
+    pub cpu_ns: f64,
+}
+
+// ANCHOR: primitives
+/// Stream `a` runs 10 ms, an event `mid`, 10 ms more; stream `b` runs 30 ms.
+/// Each primitive is timed on the CPU from this same state.
+pub fn primitives(device: &Device) -> Result<Vec<Primitive>> {
+    let (a, b, c) = (
+        device.new_stream()?,
+        device.new_stream()?,
+        device.new_stream()?,
+    );
+    let mid = device.new_event()?;
+    let busy = || -> Result<()> {
+        device.synchronize()?;
+        a.spin(10 * MS)?;
+        mid.record(&a)?;
+        a.spin(10 * MS)?;
+        b.spin(30 * MS)
+    };
+    let time = |name, f: &dyn Fn() -> Result<()>| -> Result<Primitive> {
+        busy()?;
+        let t = device.now();
+        f()?;
+        let cpu_ns = (device.now() - t).as_nanos() as f64;
+        Ok(Primitive { name, cpu_ns })
+    };
+    let all = vec![
+        time("device.synchronize()", &|| device.synchronize())?,
+        time("a.synchronize()", &|| a.synchronize())?,
+        time("mid.synchronize()", &|| mid.synchronize())?,
+        time("c.wait_event(&mid)", &|| c.wait_event(&mid))?,
+        time("mid.query()", &|| mid.query().map(drop))?,
+        time("a.query()", &|| a.query().map(drop))?,
+    ];
+    device.synchronize()?;
+    Ok(all)
+}
+// ANCHOR_END: primitives
+
+/// Copy/compute overlap: the same chunks three ways.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overlap {
+    /// One stream, copy then compute, chunk after chunk, ns.
+    pub serial_ns: f64,
+    /// A copy stream and a compute stream, two device slots, pinned source, ns.
+    pub overlapped_ns: f64,
+    /// The same two-stream schedule from pageable memory, ns.
+    pub pageable_ns: f64,
+    /// CPU time the pageable schedule spent inside its copy calls, ns.
+    pub pageable_copy_cpu_ns: f64,
+    /// The sums the compute stream found (each should be the chunk's length).
+    pub sums: Vec<f32>,
+}
+
+/// Elements of a chunk: 16 MiB of `f32`.
+pub const CHUNK: usize = 4 << 20;
+
+/// GPU time of the compute on one chunk (a slow reader that then sums it).
+pub const COMPUTE: Duration = Duration::from_micros(300);
+
+/// Where the chunks come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A pinned buffer: the copy is asynchronous.
+    Pinned,
+    /// A `Vec`: the driver stages it, and a 16 MiB copy waits.
+    Pageable,
+}
+
+/// One run over the chunks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The sums the compute stream found (each should be the chunk's length).
+    pub sums: Vec<f32>,
+    /// From the first copy call until the sums were on the host, ns.
+    pub loop_ns: f64,
+    /// CPU time spent inside the copy calls, ns.
+    pub copy_cpu_ns: f64,
+}
+
+// ANCHOR: overlap
+/// `chunks` chunks: copy each to the device on `copy`, sum it on `compute`.
+/// Slot `i % 2` holds chunk `i`; events order the two streams both ways.
+pub fn two_streams(device: &Device, chunks: usize, source: Source) -> Result<Run> {
+    let (copy, compute) = (device.new_stream()?, device.new_stream()?);
+    let pinned = device.alloc_pinned::<f32>(CHUNK)?;
+    pinned.write(&vec![1.0; CHUNK])?;
+    let pageable = vec![1.0f32; CHUNK];
+    let slots = [copy.alloc_zeros(CHUNK)?, copy.alloc_zeros(CHUNK)?];
+    let sums = compute.alloc_zeros::<f32>(chunks)?;
+    let (copied, consumed) = (
+        [device.new_event()?, device.new_event()?],
+        [device.new_event()?, device.new_event()?],
+    );
+    device.synchronize()?;
+    let (start, mut copy_cpu_ns) = (device.now(), 0.0);
+    for i in 0..chunks {
+        let slot = i % 2;
+        copy.wait_event(&consumed[slot])?; // chunk i - 2 is summed: reuse its slot
+        let t = device.now();
+        match source {
+            Source::Pinned => copy.copy_from_pinned(&pinned, &slots[slot])?,
+            Source::Pageable => copy.copy_from_host(&pageable, &slots[slot])?,
+        }
+        copy_cpu_ns += (device.now() - t).as_nanos() as f64;
+        copied[slot].record(&copy)?;
+        compute.wait_event(&copied[slot])?; // chunk i has arrived
+        compute.sum_after(COMPUTE, &slots[slot], sums.slice(i..i + 1))?;
+        consumed[slot].record(&compute)?;
+    }
+    let sums = compute.to_vec(&sums)?; // waits for the last sum
+    let loop_ns = (device.now() - start).as_nanos() as f64;
+    device.synchronize()?; // both streams idle before the slots are freed
+    Ok(Run {
+        sums,
+        loop_ns,
+        copy_cpu_ns,
+    })
+}
+// ANCHOR_END: overlap
+
+/// The same chunks on one stream: copy, sum, copy, sum.
+pub fn one_stream(device: &Device, chunks: usize) -> Result<Run> {
+    let s = device.new_stream()?;
+    let pinned = device.alloc_pinned::<f32>(CHUNK)?;
+    pinned.write(&vec![1.0; CHUNK])?;
+    let slot = s.alloc_zeros::<f32>(CHUNK)?;
+    let sums = s.alloc_zeros::<f32>(chunks)?;
+    s.synchronize()?;
+    let (start, mut copy_cpu_ns) = (device.now(), 0.0);
+    for i in 0..chunks {
+        let t = device.now();
+        s.copy_from_pinned(&pinned, &slot)?;
+        copy_cpu_ns += (device.now() - t).as_nanos() as f64;
+        s.sum_after(COMPUTE, &slot, sums.slice(i..i + 1))?;
+    }
+    let sums = s.to_vec(&sums)?;
+    let loop_ns = (device.now() - start).as_nanos() as f64;
+    s.synchronize()?;
+    Ok(Run {
+        sums,
+        loop_ns,
+        copy_cpu_ns,
+    })
+}
+
+/// Runs the three schedules of `chunks` chunks, each timed from its first
+/// copy call to the sums on the host (setup excluded).
+pub fn overlap(device: &Device, chunks: usize) -> Result<Overlap> {
+    let serial = one_stream(device, chunks)?;
+    let overlapped = two_streams(device, chunks, Source::Pinned)?;
+    let pageable = two_streams(device, chunks, Source::Pageable)?;
+    Ok(Overlap {
+        serial_ns: serial.loop_ns,
+        overlapped_ns: overlapped.loop_ns,
+        pageable_ns: pageable.loop_ns,
+        pageable_copy_cpu_ns: pageable.copy_cpu_ns,
+        sums: overlapped.sums,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu::Backend;
+
+    fn device() -> Device {
+        Device::open(Backend::Virtual).unwrap()
+    }
+
+    #[test]
+    fn only_an_event_orders_two_streams() {
+        let o = order(&device()).unwrap();
+        assert_eq!(
+            (o.same_stream, o.no_event, o.with_event),
+            (2048.0, 1024.0, 2048.0)
+        );
+        assert!(o.races > 0);
+    }
+
+    #[test]
+    fn only_the_synchronizes_block() {
+        let p = primitives(&device()).unwrap();
+        let ms: Vec<f64> = p.iter().map(|p| (p.cpu_ns / 1e6).round()).collect();
+        assert_eq!(ms, [30.0, 20.0, 10.0, 0.0, 0.0, 0.0], "{p:?}");
+    }
+
+    #[test]
+    fn two_streams_overlap_copies_from_pinned_memory_only() {
+        let o = overlap(&device(), 6).unwrap();
+        assert_eq!(o.sums, vec![CHUNK as f32; 6]);
+        assert!(o.overlapped_ns < 0.75 * o.serial_ns, "{o:?}");
+        assert!(o.pageable_ns > o.serial_ns, "{o:?}");
+    }
+}

@@ -1,0 +1,58 @@
+//! The steady state, read from the trace: between one `decode_step` launch
+//! and the next, the only call that can block the CPU is the one event wait.
+
+use super::support::{CPU_STEP, Steps, describe, setup, steady_batch};
+use gpu::{BlockReason, OpKind};
+use judge_harness::{Ctx, Failure};
+
+pub(super) fn one_event_wait_per_step(ctx: &Ctx) -> Result<(), Failure> {
+    let (device, stream, decoder) = setup(ctx)?;
+    overlap_sampler::generate(&stream, &decoder, &steady_batch(4, 10), CPU_STEP)?;
+    ctx.save_trace("timeline", &device);
+    let trace = device.trace();
+    let steps = Steps::of(&trace.entries);
+    let steady = steps.steady();
+    if steady.is_empty() {
+        return Err(Failure::new(
+            "one `decode_step` launch per step (10 tokens: 10 launches or 11)",
+            format!("{} launches", steps.windows.len() + 1),
+        ));
+    }
+    for (k, window) in steady.iter().enumerate() {
+        let blocking: Vec<_> = window.iter().filter(|e| e.blocking.is_some()).collect();
+        let waits = blocking
+            .iter()
+            .filter(|e| e.blocking == Some(BlockReason::EventSynchronize))
+            .count();
+        let reads = window.iter().any(|e| e.op == OpKind::HostRead);
+        let other = blocking
+            .iter()
+            .find(|e| e.blocking != Some(BlockReason::EventSynchronize));
+        let step = k + 2;
+        if let Some(bad) = other {
+            let what = if bad.blocking == Some(BlockReason::PageableDeviceToHost) {
+                "a pageable device-to-host copy (a copy into a `Vec`): it waits until the GPU has run everything queued before it"
+            } else {
+                "a call that makes the CPU wait for the GPU"
+            };
+            return Err(Failure::new(
+                "between the launch of one step and the next, no blocking call but the one event wait",
+                format!(
+                    "after the launch of step {step}: {what}: {}",
+                    describe(bad)
+                ),
+            )
+            .at(bad.site));
+        }
+        if waits != 1 || !reads {
+            return Err(Failure::new(
+                "in each steady-state step: one event wait, then the CPU reads the step's results from pinned memory",
+                format!(
+                    "after the launch of step {step}: {waits} event wait(s) and {} pinned read(s)",
+                    window.iter().filter(|e| e.op == OpKind::HostRead).count()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
