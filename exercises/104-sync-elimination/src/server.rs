@@ -93,7 +93,7 @@ impl<'d> Server<'d> {
         let done = c.to_vec(&self.done)?;
         let finished = done.iter().filter(|&&d| d != 0).count();
         self.active = done.iter().rposition(|&d| d == 0).map_or(0, |r| r + 1);
-        if (t + 1) % self.config.log_every == 0 {
+        if (t + 1).is_multiple_of(self.config.log_every) {
             self.logs.push(LogLine {
                 step: t,
                 tokens: self.tokens_in_window,

@@ -54,7 +54,7 @@ pub(crate) fn blocking_calls(trace: &Trace, marks: &[u64], from: usize) -> Vec<S
 
 /// Whether step `t` ends a log window of `every` steps.
 pub(crate) fn ends_window(step: usize, every: usize) -> bool {
-    (step + 1) % every == 0
+    (step + 1).is_multiple_of(every)
 }
 
 /// What kind of sync a call is, in the words of the chapter, and the

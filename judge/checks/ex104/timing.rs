@@ -76,20 +76,22 @@ fn decoder_alone_ms(bench: &Bench) -> Result<f64, Failure> {
 }
 
 /// Runs the workload with an event recorded on the compute stream before
-/// each step and after the last; returns the server's report and the events.
-fn timed_run(bench: &Bench) -> Result<(sync_elimination::Report, Vec<Event>), Failure> {
-    let mut events = Vec::new();
+/// each step and after the last; returns the server's report, the events
+/// and the trace marks taken after recording each event.
+fn timed_run(bench: &Bench) -> Result<(sync_elimination::Report, Vec<Event>, Vec<u64>), Failure> {
+    let (mut events, mut marks) = (Vec::new(), Vec::new());
     let report = bench.run(STEPS, |_| {
         events.push(bench.compute.record_event()?);
+        marks.push(bench.device.trace_mark());
         Ok(())
     })?;
-    Ok((report, events))
+    Ok((report, events, marks))
 }
 
 pub(super) fn step_time_reaches_the_gpu_bound_limit(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
     let limit = decoder_alone_ms(&bench)?;
-    let (_, events) = timed_run(&bench)?;
+    let (_, events, _) = timed_run(&bench)?;
     ctx.save_trace("step_time", &bench.device);
     let steady = (STEPS - STEADY_FROM) as f64;
     let step = f64::from(events[STEADY_FROM].elapsed_ms(&events[STEPS])?) / steady;
@@ -111,8 +113,7 @@ pub(super) fn step_time_reaches_the_gpu_bound_limit(ctx: &Ctx) -> Result<(), Fai
 
 pub(super) fn reported_step_times_match_events(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
-    let mark = bench.device.trace_mark();
-    let (report, events) = timed_run(&bench)?;
+    let (report, events, marks) = timed_run(&bench)?;
     ctx.save_trace("step_times", &bench.device);
     let mut judged = Vec::new();
     for t in STEADY_FROM..STEPS {
@@ -129,19 +130,40 @@ pub(super) fn reported_step_times_match_events(ctx: &Ctx) -> Result<(), Failure>
         return Ok(());
     }
     let trace = bench.device.trace();
-    let run = trace.since(mark);
-    let timed_by_events = run.iter().any(|e| e.op == gpu::OpKind::EventElapsed);
-    let first = run.iter().find(|e| e.op == gpu::OpKind::HostWork);
+    let timed_by_events = trace
+        .since(marks[0])
+        .iter()
+        .any(|e| e.op == gpu::OpKind::EventElapsed);
+    // The learner's calls in one steady-state step: between two of the
+    // judge's marks, less the judge's own event (created, then recorded) that ends it.
+    let step: Vec<&gpu::TraceEntry> = trace
+        .since(marks[STEADY_FROM])
+        .iter()
+        .take_while(|e| e.seq + 2 < marks[STEADY_FROM + 1])
+        .collect();
     let mut failure = Failure::new(
         format!("a median step time within 10% of the GPU's: {ours:.3} ms (the judge's events)"),
         format!(
             "{theirs:.3} ms: a CPU timer around GPU work measures the submit, not the GPU{}",
-            if timed_by_events { "" } else { " (the run never read an event time with `elapsed_ms`)" }
+            if timed_by_events {
+                ""
+            } else {
+                " (the run never read an event time with `elapsed_ms`)"
+            }
         ),
-    )
-    .detail("time a step with events recorded on the compute stream, and read `elapsed_ms` after the loop, where waiting costs nothing; see hidden-syncs.md#timing-gpu-work");
-    if let Some(e) = first {
-        failure = failure.at(e.site);
+    );
+    let mut detail = String::new();
+    if let (Some(first), Some(last)) = (step.first(), step.last()) {
+        failure = failure.at(first.site);
+        detail = format!(
+            "step {STEADY_FROM} took the CPU {:.3} ms, from `{}` at {} to `{}` at {}; a step takes the GPU {:.3} ms (median)\n",
+            (last.cpu_end_ns - first.cpu_start_ns) as f64 / 1e6,
+            first.name,
+            first.site,
+            last.name,
+            last.site,
+            ours
+        );
     }
-    Err(failure)
+    Err(failure.detail(detail + "time a step with events recorded on the compute stream, and read `elapsed_ms` after the loop, where waiting costs nothing; see hidden-syncs.md#timing-gpu-work"))
 }

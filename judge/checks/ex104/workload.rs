@@ -126,7 +126,7 @@ fn expected(decoder: &Decoder, inputs: &[Vec<i32>], eos: i32) -> (Vec<Vec<i32>>,
             tokens += 1;
             done[r] = predicted[r] == eos;
         }
-        if (t + 1) % LOG_EVERY == 0 {
+        if (t + 1).is_multiple_of(LOG_EVERY) {
             let finished = done.iter().filter(|&&d| d).count() as u32;
             logs.push(LogLine {
                 step: t,

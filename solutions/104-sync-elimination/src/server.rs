@@ -109,7 +109,7 @@ impl<'d> Server<'d> {
             &self.scratch,
             self.history.slice(t * batch..(t + 1) * batch),
         )?;
-        let window_ends = (t + 1) % self.config.log_every == 0;
+        let window_ends = (t + 1).is_multiple_of(self.config.log_every);
         if window_ends {
             c.count_eq(&self.done, 1, self.metrics.slice(1..2))?;
             c.copy_to_pinned(&self.metrics, &self.pinned_metrics)?;
