@@ -18,6 +18,8 @@
 //! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
 //! * [`figures`]: the allocator chapter's pictures of segments and blocks,
 //!   drawn from the allocator's own snapshots.
+//! * [`hidden_syncs`]: every implicit sync point of the hidden-syncs
+//!   chapter and its fix, behind a gate.
 //! * [`header`]: the provenance lines (command, device, date) that every
 //!   measurement printed for the book starts with.
 
@@ -26,6 +28,7 @@ mod date;
 mod driver;
 pub mod figures;
 mod header;
+pub mod hidden_syncs;
 mod summary;
 
 pub use date::today;
