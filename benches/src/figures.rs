@@ -12,6 +12,8 @@
 //!
 //! writes them again into `chapters/figures/`.
 
+mod hidden_syncs;
+
 use caching_allocator::{Block, BlockState, CachingAllocator, SegmentInfo, SimDriver, StreamId};
 use std::fmt::Write as _;
 
@@ -25,6 +27,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("allocator-split-merge.svg", split_and_merge()),
         ("allocator-fragmentation.svg", fragmentation()),
         ("allocator-record-stream.svg", record_stream()),
+        ("hidden-syncs-every-step.svg", hidden_syncs::every_step()),
+        ("hidden-syncs-per-window.svg", hidden_syncs::per_window()),
     ]
 }
 

@@ -20,6 +20,8 @@
 //!   drawn from the allocator's own snapshots.
 //! * [`hidden_syncs`]: every implicit sync point of the hidden-syncs
 //!   chapter and its fix, behind a gate.
+//! * [`sync_loop`]: a small serving loop with a sync every step or one per
+//!   window, and its step time against the decoder alone.
 //! * [`header`]: the provenance lines (command, device, date) that every
 //!   measurement printed for the book starts with.
 
@@ -30,6 +32,7 @@ pub mod figures;
 mod header;
 pub mod hidden_syncs;
 mod summary;
+pub mod sync_loop;
 
 pub use date::today;
 pub use driver::GpuDriver;
