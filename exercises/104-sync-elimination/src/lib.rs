@@ -3,8 +3,8 @@
 //! predicts one token per request, finished requests are marked, and every
 //! `log_every` steps a line of metrics is logged.
 //!
-//! The loop is in [`server`]; this file holds what it is configured with and
-//! what it reports, which stay as they are.
+//! The loop is in `src/server.rs` ([`Server`]); this file holds what it is
+//! configured with and what it reports, which stay as they are.
 
 mod server;
 
