@@ -77,7 +77,11 @@ pub(crate) fn kind(call: &SyncCall) -> (&'static str, &'static str) {
             "a raw allocation freed in the loop (`cuMemFree` waits for the device)",
             "hidden-syncs.md#allocation-and-free",
         ),
-        BlockReason::StreamSynchronize | BlockReason::DeviceSynchronize => (
+        BlockReason::DeviceSynchronize => (
+            "a `Device::synchronize`, which waits for every stream",
+            "hidden-syncs.md#cpu-waits-and-gpu-waits",
+        ),
+        BlockReason::StreamSynchronize => (
             "a CPU-side `Stream::synchronize` used to order two streams (an event and `wait_event` order them on the GPU)",
             "hidden-syncs.md#cpu-waits-and-gpu-waits",
         ),
