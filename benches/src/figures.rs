@@ -14,6 +14,7 @@
 //! writes them again into `chapters/figures/`.
 
 mod graphs;
+mod hidden_syncs;
 mod overlap;
 mod streams;
 
@@ -32,6 +33,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("allocator-record-stream.svg", record_stream()),
         ("streams-one-stream.svg", streams::serial()),
         ("streams-copy-overlap.svg", streams::overlapped()),
+        ("hidden-syncs-every-step.svg", hidden_syncs::every_step()),
+        ("hidden-syncs-per-window.svg", hidden_syncs::per_window()),
         ("overlap-naive.svg", overlap::naive()),
         ("overlap-overlapped.svg", overlap::overlapped()),
     ];

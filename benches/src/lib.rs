@@ -1,5 +1,5 @@
-//! The benchmarks behind the book's "Measured on the H200" tables, and the
-//! allocator chapter's figures.
+//! The benchmarks behind the book's "Measured on the H200" sections, and the
+//! chapters' figures.
 //!
 //! A benchmark is an example of this crate, so that it is built in release
 //! mode and run by hand on the machine whose figures the book reports:
@@ -25,8 +25,13 @@
 //! * [`graphs`]: a decode step of 64 tiny layers (exercise 103's reference
 //!   solution), eager against replayed from a CUDA graph, and 200 empty
 //!   kernels each way.
-//! * [`figures`]: the allocator chapter's pictures of segments and blocks,
-//!   drawn from the allocator's own snapshots.
+//! * [`figures`]: every figure of the book: the allocator's segments and
+//!   blocks drawn from its own snapshots, and timelines drawn from the
+//!   virtual GPU's traces.
+//! * [`hidden_syncs`]: every implicit sync point of the hidden-syncs
+//!   chapter and its fix, behind a gate.
+//! * [`sync_loop`]: a small serving loop with a sync every step or one per
+//!   window, and its step time against the decoder alone.
 //! * [`header`]: the provenance lines (command, device, date) that every
 //!   measurement printed for the book starts with.
 
@@ -37,9 +42,11 @@ mod driver;
 pub mod figures;
 pub mod graphs;
 mod header;
+pub mod hidden_syncs;
 pub mod sampling;
 pub mod streams;
 mod summary;
+pub mod sync_loop;
 
 pub use date::today;
 pub use driver::GpuDriver;

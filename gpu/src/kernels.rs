@@ -26,6 +26,7 @@ pub(crate) const CUDA_KERNELS: &[&str] = &[
     "sum_f32",
     "argmax_rows_f32",
     "flag_eq_i32",
+    "count_eq_i32",
     "affine_f32",
     "decode_step",
 ];
@@ -42,6 +43,7 @@ pub(crate) const CUDA_KERNELS: &[&str] = &[
 /// | `Sum` | `sum_f32(const float* src, n, float* out, pad_ns)` | 1 × 256 |
 /// | `ArgmaxRows` | `argmax_rows_f32(const float* src, rows, cols, int* out)` | ceil(rows/256) × 256 |
 /// | `FlagEq` | `flag_eq_i32(const int* src, int value, int* flags, n)` | ceil(n/256) × 256 |
+/// | `CountEq` | `count_eq_i32(const int* src, int value, int* out, n)` | ceil(n/256) × 256 |
 /// | `Affine` | `affine_f32(const float* x, float a, float b, float* y, n)` | ceil(n/256) × 256 |
 /// | `DecodeStep` | `decode_step(const int* tokens_in, const float* embedding, const float* weight, int* tokens_out, batch, hidden, vocab, pad_ns)` | batch × 256 |
 #[derive(Clone, Debug, PartialEq)]
@@ -72,6 +74,13 @@ pub(crate) enum Kernel {
         src: RawView,
         value: i32,
         flags: RawView,
+    },
+    /// `out[0] += count of i with src[i] == value`: a counter that stays on
+    /// the GPU (integer additions, so any order gives the same result).
+    CountEq {
+        src: RawView,
+        value: i32,
+        out: RawView,
     },
     /// `y[i] = a * x[i] + b`, rounded after the product and after the sum.
     Affine {
@@ -116,6 +125,7 @@ impl Kernel {
             Self::Sum { .. } => "sum_f32",
             Self::ArgmaxRows { .. } => "argmax_rows_f32",
             Self::FlagEq { .. } => "flag_eq_i32",
+            Self::CountEq { .. } => "count_eq_i32",
             Self::Affine { .. } => "affine_f32",
             Self::DecodeStep { .. } => "decode_step",
         }
@@ -131,6 +141,7 @@ impl Kernel {
             Self::Sum { src, out, .. } => vec![r(src), w(out.first())],
             Self::ArgmaxRows { src, out, rows, .. } => vec![r(src), w(out.prefix(rows))],
             Self::FlagEq { src, flags, .. } => vec![r(src), r(flags), w(flags)],
+            Self::CountEq { src, out, .. } => vec![r(src), r(out.first()), w(out.first())],
             Self::Affine { x, y, .. } => vec![r(x), w(y)],
             Self::DecodeStep {
                 tokens_in,

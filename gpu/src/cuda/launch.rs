@@ -91,6 +91,11 @@ pub(super) fn plan(kernel: &Kernel) -> Result<Option<Plan>> {
             ];
             (args, blocks(name, n)?, BLOCK)
         }
+        Kernel::CountEq { src, value, out } => {
+            let n = src.len;
+            let args = vec![U64(src.addr), Arg::I32(value), U64(out.addr), U64(n as u64)];
+            (args, blocks(name, n)?, BLOCK)
+        }
         Kernel::Affine { x, a, b, y } => {
             let n = x.len.min(y.len);
             let args = vec![

@@ -156,6 +156,14 @@ fn plans_follow_the_cuda_signatures() {
     let args = vec![U64(0x10), I32(4), U64(0x20), U64(513)];
     assert_eq!(plan(&flag).unwrap(), with("flag_eq_i32", args, 3));
 
+    let count = Kernel::CountEq {
+        src: i(0x10, 257),
+        value: -2,
+        out: i(0x20, 1),
+    };
+    let args = vec![U64(0x10), I32(-2), U64(0x20), U64(257)];
+    assert_eq!(plan(&count).unwrap(), with("count_eq_i32", args, 2));
+
     let affine = Kernel::Affine {
         x: f(0x10, 10),
         a: 2.0,
@@ -202,6 +210,11 @@ fn empty_grids_are_not_launched() {
             src: view(0, 0, ElemKind::I32),
             value: 1,
             flags: view(0, 0, ElemKind::I32),
+        },
+        Kernel::CountEq {
+            src: view(0, 0, ElemKind::I32),
+            value: 1,
+            out: view(0x100, 1, ElemKind::I32),
         },
         Kernel::Affine {
             x: f(0),

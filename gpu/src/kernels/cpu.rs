@@ -43,6 +43,7 @@ pub(crate) fn run(kernel: &Kernel, mem: &mut dyn KernelMemory) {
             out,
         } => argmax_rows(mem, src, rows, cols, out),
         Kernel::FlagEq { src, value, flags } => flag_eq(mem, src, value, flags),
+        Kernel::CountEq { src, value, out } => count_eq(mem, src, value, out),
         Kernel::Affine { x, a, b, y } => affine(mem, x, a, b, y),
         Kernel::DecodeStep {
             tokens_in,
@@ -111,6 +112,15 @@ fn argmax_rows(mem: &mut dyn KernelMemory, src: RawView, rows: usize, cols: usiz
         values.chunks_exact(cols).map(argmax_row).collect()
     };
     write(mem, out.addr, &result);
+}
+
+/// `count_eq_i32`: `out[0] += #{i : src[i] == value}`, wrapping like the
+/// CUDA `atomicAdd` on an `int`.
+fn count_eq(mem: &mut dyn KernelMemory, src: RawView, value: i32, out: RawView) {
+    let src: Vec<i32> = read(mem, src.addr, src.len);
+    let matches = src.iter().filter(|&&s| s == value).count() as i32;
+    let before: Vec<i32> = read(mem, out.addr, 1);
+    write(mem, out.addr, &[before[0].wrapping_add(matches)]);
 }
 
 /// The CUDA scan of one non-empty row: the best starts as `row[0]` and a

@@ -157,6 +157,19 @@ extern "C" __global__ void flag_eq_i32(
     }
 }
 
+// count_eq_i32(src, value, out, n): ceil(n/256) x 256.
+// out[0] = out[0] + (number of i < n with src[i] == value). Each matching
+// thread adds 1 atomically: integer additions commute, so the result does
+// not depend on their order.
+extern "C" __global__ void count_eq_i32(
+    const int* src, int value, int* out, unsigned long long n)
+{
+    unsigned long long i = global_index();
+    if (i < n && src[i] == value) {
+        atomicAdd(out, 1);
+    }
+}
+
 // affine_f32(x, a, b, y, n): ceil(n/256) x 256.
 // y[i] = a * x[i] + b, rounded after the product and after the sum.
 extern "C" __global__ void affine_f32(

@@ -174,6 +174,26 @@ impl Stream {
         )
     }
 
+    /// `out[0] += number of elements of src equal to value`: a counter that
+    /// stays on the GPU (finished requests, generated tokens), read by the
+    /// CPU only when it needs the number.
+    #[track_caller]
+    pub fn count_eq(&self, src: impl AsView<i32>, value: i32, out: impl AsView<i32>) -> Result<()> {
+        let site = CallSite::caller();
+        let (src, out) = (src.view(), out.view());
+        check(!out.is_empty(), "count_eq", site, || {
+            "`out` needs at least one element".into()
+        })?;
+        self.launch(
+            Kernel::CountEq {
+                src: src.raw(),
+                value,
+                out: out.raw(),
+            },
+            site,
+        )
+    }
+
     /// `y[i] = a * x[i] + b`: a tiny layer.
     #[track_caller]
     pub fn affine(&self, x: impl AsView<f32>, a: f32, b: f32, y: impl AsView<f32>) -> Result<()> {

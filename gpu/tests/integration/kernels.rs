@@ -1,7 +1,8 @@
 //! The kernel library: each kernel's results, and the CUDA code against its
 //! CPU twin, bit for bit, on the same inputs.
 
-use crate::support::open;
+use crate::both;
+use crate::support::{GATE, cpu_time, open};
 use gpu::{Backend, Decoder, DecoderConfig, Device};
 use std::time::Duration;
 
@@ -43,6 +44,17 @@ fn run_all(device: &Device, seed: u64) -> Vec<Vec<u32>> {
             .map(|&v| v as u32)
             .collect(),
     );
+    let counts = s.alloc_zeros::<i32>(2).unwrap();
+    s.count_eq(&t, 3, counts.slice(0..1)).unwrap();
+    s.count_eq(&t, 3, counts.slice(0..1)).unwrap();
+    s.count_eq(&flags, 0, counts.slice(1..2)).unwrap();
+    out.push(
+        s.to_vec(&counts)
+            .unwrap()
+            .iter()
+            .map(|&v| v as u32)
+            .collect(),
+    );
     let u = s.alloc_zeros::<u32>(777).unwrap();
     s.fill(&u, 0xdead_beef).unwrap();
     out.push(s.to_vec(&u).unwrap());
@@ -74,6 +86,34 @@ fn run_all(device: &Device, seed: u64) -> Vec<Vec<u32>> {
     assert_eq!(next[16], -1, "a token outside the vocabulary gives -1");
     out.push(next.iter().map(|&v| v as u32).collect());
     out
+}
+
+both!(count_eq_accumulates_on_the_gpu_without_waiting);
+
+/// `count_eq` adds its matches to a counter in device memory: queued behind
+/// a gate it returns at once, and the counts of several launches add up.
+fn count_eq_accumulates_on_the_gpu_without_waiting(backend: Backend) {
+    let device = open(backend);
+    let s = device.new_stream().unwrap();
+    let values: Vec<i32> = (0..1000).map(|i| i % 7).collect();
+    let src = s.alloc_zeros::<i32>(values.len()).unwrap();
+    s.copy_from_host(&values, &src).unwrap();
+    let counter = s.alloc_zeros::<i32>(1).unwrap();
+    s.fill(&counter, 5).unwrap();
+    s.synchronize().unwrap();
+    s.spin(GATE).unwrap();
+    let ((), submit) = cpu_time(&device, || {
+        for _ in 0..3 {
+            s.count_eq(&src, 3, &counter).unwrap();
+        }
+        s.count_eq(src.slice(0..0), 3, &counter).unwrap();
+    });
+    assert!(
+        submit < GATE / 2,
+        "count_eq waited for the gate: {submit:?}"
+    );
+    let expected = 5 + 3 * values.iter().filter(|&&v| v == 3).count() as i32;
+    assert_eq!(s.to_vec(&counter).unwrap(), [expected]);
 }
 
 #[test]

@@ -236,6 +236,25 @@ fn flag_eq_sets_flags_and_never_clears_them() {
 }
 
 #[test]
+fn count_eq_adds_the_matches_to_the_counter() {
+    let mut mem = Mem::default();
+    let src = mem.put(&[5, 1, 5, 5, 0]);
+    let out = mem.put(&[10i32, 77]);
+    let count = |value, mem: &mut Mem| {
+        run(&Kernel::CountEq { src, value, out }, mem);
+    };
+    count(5, &mut mem);
+    assert_eq!(
+        mem.get::<i32>(out),
+        [13, 77],
+        "3 matches added, the rest untouched"
+    );
+    count(0, &mut mem);
+    count(9, &mut mem);
+    assert_eq!(mem.get::<i32>(out), [14, 77]);
+}
+
+#[test]
 fn affine_rounds_the_product_before_the_sum() {
     // a * x = 1 + 2^-11 + 2^-24 exactly, which rounds (a tie, to even) to
     // 1 + 2^-11; adding b gives 0. A fused multiply-add gives 2^-24.

@@ -1,0 +1,170 @@
+//! The workload every check runs, and what it must produce.
+//!
+//! A batch of [`BATCH`] requests runs [`STEPS`] steps. The input tokens are
+//! chosen with the decoder's own reference step so that requests finish
+//! (predict `eos`) one after another, the highest-numbered first, and the
+//! lowest eighth never: a loop that trims the batch to the last unfinished
+//! request changes its launch shape almost every step. The expected outputs
+//! and log lines are computed on the CPU from the decoder's reference step.
+//!
+//! This file uses only `gpu` and the exercise's public types, so the
+//! solution's snapshot test includes it too (`#[path]`).
+
+use gpu::{Decoder, DecoderConfig, Stream};
+use std::time::Duration;
+use sync_elimination::{Config, LogLine};
+
+/// Requests in the batch.
+pub(crate) const BATCH: usize = 128;
+/// Steps per log line (`K`).
+pub(crate) const LOG_EVERY: usize = 8;
+/// Steps of a full run: six windows.
+pub(crate) const STEPS: usize = 48;
+/// The first step of the steady state: the first window is warm-up.
+pub(crate) const STEADY_FROM: usize = LOG_EVERY;
+/// GPU time of one decoder step.
+pub(crate) const STEP_TIME: Duration = Duration::from_millis(2);
+/// The scheduler's CPU time per step: a quarter of the GPU's.
+pub(crate) const HOST_WORK: Duration = Duration::from_micros(500);
+/// Tokens in the vocabulary.
+pub(crate) const VOCAB: usize = 256;
+/// Width of an embedding.
+pub(crate) const HIDDEN: usize = 32;
+
+/// The decoder the checks use.
+pub(crate) fn decoder_config() -> DecoderConfig {
+    DecoderConfig {
+        vocab: VOCAB,
+        hidden: HIDDEN,
+        seed: 104,
+        step_time: STEP_TIME,
+    }
+}
+
+/// The inputs of a run and what it must produce.
+#[derive(Clone, Debug)]
+pub(crate) struct Workload {
+    /// `inputs[t]`: step `t`'s input token of every request.
+    pub(crate) inputs: Vec<Vec<i32>>,
+    /// The end-of-sequence token.
+    pub(crate) eos: i32,
+    /// Each request's expected output.
+    pub(crate) outputs: Vec<Vec<i32>>,
+    /// The expected log lines.
+    pub(crate) logs: Vec<LogLine>,
+}
+
+impl Workload {
+    /// The server's configuration for this workload.
+    pub(crate) fn config(&self) -> Config {
+        Config {
+            batch: BATCH,
+            max_steps: STEPS,
+            log_every: LOG_EVERY,
+            eos: self.eos,
+            host_work: HOST_WORK,
+        }
+    }
+}
+
+/// The decoder, its weights uploaded on `stream` and the upload waited for.
+pub(crate) fn decoder(stream: &Stream) -> gpu::Result<Decoder> {
+    let decoder = Decoder::new(stream, decoder_config())?;
+    stream.synchronize()?;
+    Ok(decoder)
+}
+
+/// The workload for `decoder`.
+pub(crate) fn workload(decoder: &Decoder) -> Workload {
+    let every: Vec<i32> = (0..VOCAB as i32).collect();
+    let next = decoder.reference_step(&every);
+    let eos = most_frequent(&next);
+    let (ends, goes_on): (Vec<i32>, Vec<i32>) =
+        every.iter().partition(|&&v| next[v as usize] == eos);
+    assert!(!goes_on.is_empty(), "some token must not predict `eos`");
+    let mut rng = SplitMix(0x104);
+    let inputs: Vec<Vec<i32>> = (0..STEPS)
+        .map(|t| {
+            (0..BATCH)
+                .map(|r| match finish_step(r) {
+                    Some(f) if f == t => rng.pick(&ends),
+                    Some(f) if f < t => rng.pick(&every),
+                    _ => rng.pick(&goes_on),
+                })
+                .collect()
+        })
+        .collect();
+    let (outputs, logs) = expected(decoder, &inputs, eos);
+    Workload {
+        inputs,
+        eos,
+        outputs,
+        logs,
+    }
+}
+
+/// The step at which request `r` predicts `eos`: the highest requests first,
+/// about one request a step, and the lowest eighth never.
+fn finish_step(r: usize) -> Option<usize> {
+    let never = BATCH / 8;
+    (r >= never).then(|| 1 + (BATCH - 1 - r) * (STEPS - 6) / (BATCH - never))
+}
+
+/// What the loop must produce for `inputs`: outputs and log lines.
+fn expected(decoder: &Decoder, inputs: &[Vec<i32>], eos: i32) -> (Vec<Vec<i32>>, Vec<LogLine>) {
+    let mut outputs = vec![Vec::new(); BATCH];
+    let mut done = [false; BATCH];
+    let mut logs = Vec::new();
+    let mut tokens = 0;
+    for (t, step_inputs) in inputs.iter().enumerate() {
+        let predicted = decoder.reference_step(step_inputs);
+        for r in 0..BATCH {
+            if done[r] {
+                continue;
+            }
+            outputs[r].push(predicted[r]);
+            tokens += 1;
+            done[r] = predicted[r] == eos;
+        }
+        if (t + 1).is_multiple_of(LOG_EVERY) {
+            let finished = done.iter().filter(|&&d| d).count() as u32;
+            logs.push(LogLine {
+                step: t,
+                tokens,
+                finished,
+            });
+            tokens = 0;
+        }
+    }
+    (outputs, logs)
+}
+
+/// The value that occurs most often (the lowest among equals).
+fn most_frequent(values: &[i32]) -> i32 {
+    let mut counts = std::collections::BTreeMap::new();
+    for &v in values {
+        *counts.entry(v).or_insert(0usize) += 1;
+    }
+    let best = counts.values().copied().max().unwrap_or(0);
+    counts
+        .into_iter()
+        .find(|&(_, c)| c == best)
+        .map_or(0, |(v, _)| v)
+}
+
+/// A tiny deterministic generator (splitmix64): the same inputs everywhere.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn pick(&mut self, from: &[i32]) -> i32 {
+        from[(self.next() % from.len() as u64) as usize]
+    }
+}
