@@ -160,7 +160,10 @@ fn serve(stream: TcpStream, root: &Path, misses: &Mutex<Vec<String>>) {
             ("200 OK", content_type(&file), body)
         }
         None => {
-            misses.lock().unwrap_or_else(|e| e.into_inner()).push(url_path);
+            misses
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(url_path);
             ("404 Not Found", "text/plain", b"not found".to_vec())
         }
     };
@@ -169,7 +172,9 @@ fn serve(stream: TcpStream, root: &Path, misses: &Mutex<Vec<String>>) {
         "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    let _ = out.write_all(head.as_bytes()).and_then(|()| out.write_all(&body));
+    let _ = out
+        .write_all(head.as_bytes())
+        .and_then(|()| out.write_all(&body));
 }
 
 /// `html` with [`PROBE`] right after its `<head>` tag (or first, if none).
@@ -213,19 +218,25 @@ pub fn probe(chromium: &Path, server: &Server, page: &str) -> Result<PageReport,
         page.replace(['/', '.'], "-")
     ));
     let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile).map_err(|e| format!("cannot create `{}`: {e}", profile.display()))?;
+    std::fs::create_dir_all(&profile)
+        .map_err(|e| format!("cannot create `{}`: {e}", profile.display()))?;
     let url = format!("{}/{page}", server.origin());
     let dom = run_chromium(chromium, &profile, &url)?;
     let _ = std::fs::remove_dir_all(&profile);
     let mut report = match probe_json(&dom) {
         Some(json) => read_probe(&json),
         None => PageReport {
-            problems: vec!["the probe never reported: the page did not finish loading, or a script broke it".into()],
+            problems: vec![
+                "the probe never reported: the page did not finish loading, or a script broke it"
+                    .into(),
+            ],
             images: 0,
         },
     };
     for miss in server.take_misses() {
-        report.problems.push(format!("requested `{miss}`, which the book does not have (404)"));
+        report.problems.push(format!(
+            "requested `{miss}`, which the book does not have (404)"
+        ));
     }
     let links = probe_json(&dom)
         .and_then(|j| serde_json::from_str::<Value>(&j).ok())
@@ -272,11 +283,15 @@ fn run_chromium(chromium: &Path, profile: &Path, url: &str) -> Result<String, St
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("chromium did not finish loading `{url}` within 60 s"));
+            return Err(format!(
+                "chromium did not finish loading `{url}` within 60 s"
+            ));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    reader.join().map_err(|_| "chromium's output could not be read".to_string())
+    reader
+        .join()
+        .map_err(|_| "chromium's output could not be read".to_string())
 }
 
 /// The probe's JSON in a dumped DOM, unescaped.
@@ -324,7 +339,8 @@ fn check_link(server: &Server, link: &str) -> Option<String> {
         return None;
     }
     let html = std::fs::read_to_string(&file).unwrap_or_default();
-    let found = html.contains(&format!("id=\"{fragment}\"")) || html.contains(&format!("id='{fragment}'"));
+    let found =
+        html.contains(&format!("id=\"{fragment}\"")) || html.contains(&format!("id='{fragment}'"));
     (!found).then(|| format!("dead link `{link}`: the page has no element with id `{fragment}`"))
 }
 
@@ -333,7 +349,13 @@ pub fn screenshot(chromium: &Path, server: &Server, page: &str, png: &Path) -> R
     let profile = std::env::temp_dir().join(format!("book-check-shot-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&profile);
     let status = Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
         .args(["--window-size=1280,2400", "--virtual-time-budget=3000"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", png.display()))

@@ -191,7 +191,10 @@ fn expand_at(text: &str, dir: &Path, depth: usize, messages: &mut Vec<String>) -
 /// The content and path of the file part a directive names.
 fn resolve(directive: &Directive, dir: &Path) -> Result<(String, std::path::PathBuf), String> {
     let (path, part) = parse_args(&directive.args);
-    let here = format!("line {}: `{{{{#{} {}}}}}`", directive.line, directive.name, directive.args);
+    let here = format!(
+        "line {}: `{{{{#{} {}}}}}`",
+        directive.line, directive.name, directive.args
+    );
     if path.is_empty() {
         return Err(format!("{here} names no file"));
     }
@@ -220,7 +223,10 @@ pub fn pasted_rust(markdown: &str) -> Vec<String> {
                 in_rust = lang == "rust";
                 body.clear();
                 if in_rust {
-                    body.push_str(&format!("{}\n", markdown[..range.start].matches('\n').count() + 1));
+                    body.push_str(&format!(
+                        "{}\n",
+                        markdown[..range.start].matches('\n').count() + 1
+                    ));
                 }
             }
             Event::Text(text) if in_rust => body.push_str(&text),
@@ -253,17 +259,32 @@ mod tests {
     fn finds_directives_and_skips_escaped_ones() {
         let text = "a\n{{#include x.rs:one}}\n\\{{#include y.rs}}\n{{#title T}}";
         let found = directives(text);
-        let names: Vec<_> = found.iter().map(|d| (d.name.as_str(), d.args.as_str(), d.line)).collect();
+        let names: Vec<_> = found
+            .iter()
+            .map(|d| (d.name.as_str(), d.args.as_str(), d.line))
+            .collect();
         assert_eq!(names, [("include", "x.rs:one", 2), ("title", "T", 4)]);
     }
 
     #[test]
     fn parses_anchors_and_ranges() {
         assert_eq!(parse_args("a.rs"), ("a.rs".into(), Part::Whole));
-        assert_eq!(parse_args("a.rs:main"), ("a.rs".into(), Part::Anchor("main".into())));
-        assert_eq!(parse_args("a.rs:3"), ("a.rs".into(), Part::Lines(Some(3), None)));
-        assert_eq!(parse_args("a.rs:3:5"), ("a.rs".into(), Part::Lines(Some(3), Some(5))));
-        assert_eq!(parse_args("a.rs::5"), ("a.rs".into(), Part::Lines(None, Some(5))));
+        assert_eq!(
+            parse_args("a.rs:main"),
+            ("a.rs".into(), Part::Anchor("main".into()))
+        );
+        assert_eq!(
+            parse_args("a.rs:3"),
+            ("a.rs".into(), Part::Lines(Some(3), None))
+        );
+        assert_eq!(
+            parse_args("a.rs:3:5"),
+            ("a.rs".into(), Part::Lines(Some(3), Some(5)))
+        );
+        assert_eq!(
+            parse_args("a.rs::5"),
+            ("a.rs".into(), Part::Lines(None, Some(5)))
+        );
         assert_eq!(parse_args("a.rs editable"), ("a.rs".into(), Part::Whole));
     }
 
@@ -272,7 +293,11 @@ mod tests {
         let text = "x\n// ANCHOR: outer\na\n// ANCHOR: inner\nb\n// ANCHOR_END: inner\n// ANCHOR_END: outer\n";
         assert_eq!(anchored(text, "outer").unwrap(), "a\nb");
         assert_eq!(anchored(text, "inner").unwrap(), "b");
-        assert!(anchored(text, "inne").unwrap_err().contains("has no anchor `inne`"));
+        assert!(
+            anchored(text, "inne")
+                .unwrap_err()
+                .contains("has no anchor `inne`")
+        );
         let open = "// ANCHOR: open\nline\n";
         assert!(anchored(open, "open").unwrap_err().contains("never closes"));
     }

@@ -70,7 +70,10 @@ pub fn markdown_files(src: &Path) -> Vec<PathBuf> {
         .filter(|e| e.file_type().is_file())
         .map(walkdir::DirEntry::into_path)
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .filter(|p| p.strip_prefix(src).is_ok_and(|r| r != Path::new("SUMMARY.md")))
+        .filter(|p| {
+            p.strip_prefix(src)
+                .is_ok_and(|r| r != Path::new("SUMMARY.md"))
+        })
         .collect();
     files.sort();
     files

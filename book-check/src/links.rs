@@ -95,7 +95,11 @@ pub fn references(markdown: &str) -> References {
                     let id = explicit.unwrap_or_else(|| {
                         let base = normalize_id(&content);
                         let seen = counts.entry(base.clone()).or_insert(0);
-                        let id = if *seen == 0 { base.clone() } else { format!("{base}-{seen}") };
+                        let id = if *seen == 0 {
+                            base.clone()
+                        } else {
+                            format!("{base}-{seen}")
+                        };
                         *seen += 1;
                         id
                     });
@@ -164,7 +168,13 @@ fn page_ids(file: &Path) -> Option<BTreeSet<String>> {
 }
 
 /// Checks one relative target of `file`; `None` when it is fine.
-fn check_target(src: &Path, file: &Path, target: &str, what: &str, ids: &BTreeSet<String>) -> Option<String> {
+fn check_target(
+    src: &Path,
+    file: &Path,
+    target: &str,
+    what: &str,
+    ids: &BTreeSet<String>,
+) -> Option<String> {
     let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
     let path = percent_decode(path.split('?').next().unwrap_or(""));
     if path.is_empty() {
@@ -188,7 +198,9 @@ fn check_target(src: &Path, file: &Path, target: &str, what: &str, ids: &BTreeSe
         resolved.set_extension("md");
     }
     if !resolved.exists() {
-        return Some(format!("{what} `{target}`: there is no file `{path}` (relative to this file); fix the path"));
+        return Some(format!(
+            "{what} `{target}`: there is no file `{path}` (relative to this file); fix the path"
+        ));
     }
     if fragment.is_empty() || resolved.extension().is_none_or(|e| e != "md") {
         return None;
@@ -223,13 +235,22 @@ mod tests {
         let ids: Vec<_> = references(md).ids.into_iter().collect();
         assert_eq!(
             ids,
-            ["a-b--c", "hidden-sync-points", "mine", "notes", "notes-1", "raw", "record_stream-on-the-gpu"]
+            [
+                "a-b--c",
+                "hidden-sync-points",
+                "mine",
+                "notes",
+                "notes-1",
+                "raw",
+                "record_stream-on-the-gpu"
+            ]
         );
     }
 
     #[test]
     fn collects_markdown_and_html_references() {
-        let md = "[a](x.md#y) ![i](f.svg) <img src=\"g.png\"> <a href='h.md'>h</a> [w](https://e.org)";
+        let md =
+            "[a](x.md#y) ![i](f.svg) <img src=\"g.png\"> <a href='h.md'>h</a> [w](https://e.org)";
         let refs = references(md);
         assert_eq!(refs.links, ["x.md#y", "h.md", "https://e.org"]);
         assert_eq!(refs.images, ["f.svg", "g.png"]);
@@ -247,7 +268,10 @@ mod tests {
 
     #[test]
     fn joins_lexically_and_decodes() {
-        assert_eq!(lexical_join(Path::new("/b/c"), "../d/./e.md"), PathBuf::from("/b/d/e.md"));
+        assert_eq!(
+            lexical_join(Path::new("/b/c"), "../d/./e.md"),
+            PathBuf::from("/b/d/e.md")
+        );
         assert_eq!(percent_decode("a%20b"), "a b");
         assert_eq!(percent_decode("100%"), "100%");
     }

@@ -51,35 +51,48 @@ fn link(from: &Path, to: &Path) -> std::io::Result<()> {
 
 #[cfg(not(unix))]
 fn link(_from: &Path, _to: &Path) -> std::io::Result<()> {
-    Err(std::io::Error::other("the shadow book needs symbolic links (Unix)"))
+    Err(std::io::Error::other(
+        "the shadow book needs symbolic links (Unix)",
+    ))
 }
 
 /// Makes the shadow of the repository `root` (whose sources are `src`) at `dest`.
 pub fn make(root: &Path, src: &Path, dest: &Path) -> Result<Shadow, String> {
-    let io = |what: &str, path: &Path, e: std::io::Error| format!("cannot {what} `{}`: {e}", path.display());
+    let io = |what: &str, path: &Path, e: std::io::Error| {
+        format!("cannot {what} `{}`: {e}", path.display())
+    };
     let root = root.canonicalize().map_err(|e| io("resolve", root, e))?;
     let src = src.canonicalize().map_err(|e| io("resolve", src, e))?;
-    let src_name = src.strip_prefix(&root).map_err(|_| "the book's sources must be inside the repository".to_string())?;
+    let src_name = src
+        .strip_prefix(&root)
+        .map_err(|_| "the book's sources must be inside the repository".to_string())?;
     if dest.exists() {
         std::fs::remove_dir_all(dest).map_err(|e| io("remove", dest, e))?;
     }
     let shadow_src = dest.join(src_name);
     std::fs::create_dir_all(&shadow_src).map_err(|e| io("create", &shadow_src, e))?;
-    for entry in std::fs::read_dir(&root).map_err(|e| io("read", &root, e))?.flatten() {
+    for entry in std::fs::read_dir(&root)
+        .map_err(|e| io("read", &root, e))?
+        .flatten()
+    {
         let name = entry.file_name();
         let skip = [".git", "target"].iter().any(|s| name == *s) || src_name.starts_with(&name);
         if !skip {
             link(&entry.path(), &dest.join(&name)).map_err(|e| io("link", &dest.join(&name), e))?;
         }
     }
-    for entry in std::fs::read_dir(&src).map_err(|e| io("read", &src, e))?.flatten() {
+    for entry in std::fs::read_dir(&src)
+        .map_err(|e| io("read", &src, e))?
+        .flatten()
+    {
         if entry.file_name() != "SUMMARY.md" {
             let to = shadow_src.join(entry.file_name());
             link(&entry.path(), &to).map_err(|e| io("link", &to, e))?;
         }
     }
     let summary_path = src.join("SUMMARY.md");
-    let summary = std::fs::read_to_string(&summary_path).map_err(|e| io("read", &summary_path, e))?;
+    let summary =
+        std::fs::read_to_string(&summary_path).map_err(|e| io("read", &summary_path, e))?;
     let (kept, missing) = filter_summary(&summary, &src);
     let to = shadow_src.join("SUMMARY.md");
     std::fs::write(&to, kept).map_err(|e| io("write", &to, e))?;
@@ -99,9 +112,13 @@ mod tests {
         std::fs::create_dir_all(dir.join("appendix")).unwrap();
         std::fs::write(dir.join("here.md"), "# Here").unwrap();
         std::fs::write(dir.join("appendix/a.md"), "# A").unwrap();
-        let summary = "# Summary\n\n[Here](here.md)\n\n# Part\n\n- [Gone](gone.md)\n- [A](appendix/a.md)\n";
+        let summary =
+            "# Summary\n\n[Here](here.md)\n\n# Part\n\n- [Gone](gone.md)\n- [A](appendix/a.md)\n";
         let (kept, missing) = filter_summary(summary, &dir);
-        assert_eq!(kept, "# Summary\n\n[Here](here.md)\n\n# Part\n\n- [A](appendix/a.md)\n");
+        assert_eq!(
+            kept,
+            "# Summary\n\n[Here](here.md)\n\n# Part\n\n- [A](appendix/a.md)\n"
+        );
         assert_eq!(missing, ["gone.md"]);
         std::fs::remove_dir_all(dir).unwrap();
     }

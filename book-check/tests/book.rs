@@ -12,7 +12,9 @@ fn repository() -> PathBuf {
 }
 
 fn fixture(name: &str) -> Vec<Problem> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
     check_book(&root).unwrap_or_else(|e| panic!("fixture `{name}`: {e}"))
 }
 
@@ -30,9 +32,15 @@ fn assert_one(name: &str, file: &str, says: &str) {
 
 #[test]
 fn the_book_is_sound() {
-    let problems = check_book(&repository()).expect("the book's `book.toml` and sources are readable");
+    let problems =
+        check_book(&repository()).expect("the book's `book.toml` and sources are readable");
     let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
-    assert!(list.is_empty(), "the book has {} problems:\n{}", list.len(), list.join("\n"));
+    assert!(
+        list.is_empty(),
+        "the book has {} problems:\n{}",
+        list.len(),
+        list.join("\n")
+    );
 }
 
 #[test]
@@ -43,7 +51,11 @@ fn the_sound_fixture_has_no_problems() {
 
 #[test]
 fn an_include_of_a_missing_file_is_reported() {
-    assert_one("missing-include-file", "chapter.md", "the file `../code/gone.rs` does not exist");
+    assert_one(
+        "missing-include-file",
+        "chapter.md",
+        "the file `../code/gone.rs` does not exist",
+    );
 }
 
 #[test]
@@ -58,27 +70,47 @@ fn an_anchor_that_never_closes_is_reported() {
 
 #[test]
 fn pasted_rust_is_reported() {
-    assert_one("pasted-rust", "chapter.md", "holds pasted code (`fn main() {}`)");
+    assert_one(
+        "pasted-rust",
+        "chapter.md",
+        "holds pasted code (`fn main() {}`)",
+    );
 }
 
 #[test]
 fn a_link_to_a_missing_file_is_reported() {
-    assert_one("missing-link-file", "chapter.md", "there is no file `other.md`");
+    assert_one(
+        "missing-link-file",
+        "chapter.md",
+        "there is no file `other.md`",
+    );
 }
 
 #[test]
 fn a_link_to_a_missing_heading_is_reported() {
-    assert_one("missing-heading", "chapter.md", "`second.md` has no heading or id `the-rules`");
+    assert_one(
+        "missing-heading",
+        "chapter.md",
+        "`second.md` has no heading or id `the-rules`",
+    );
 }
 
 #[test]
 fn a_link_to_a_missing_heading_of_the_same_page_is_reported() {
-    assert_one("missing-local-heading", "chapter.md", "this page has no heading or id `later`");
+    assert_one(
+        "missing-local-heading",
+        "chapter.md",
+        "this page has no heading or id `later`",
+    );
 }
 
 #[test]
 fn a_link_outside_the_book_is_reported() {
-    assert_one("link-outside", "chapter.md", "points outside the book's source folder");
+    assert_one(
+        "link-outside",
+        "chapter.md",
+        "points outside the book's source folder",
+    );
 }
 
 #[test]
@@ -88,5 +120,9 @@ fn a_missing_image_is_reported() {
 
 #[test]
 fn a_broken_link_in_included_text_is_reported() {
-    assert_one("broken-link-in-include", "chapter.md", "there is no file `nowhere.md`");
+    assert_one(
+        "broken-link-in-include",
+        "chapter.md",
+        "there is no file `nowhere.md`",
+    );
 }

@@ -25,20 +25,34 @@ fn tool(name: &str, found: Option<PathBuf>, install: &str) -> Option<PathBuf> {
         std::env::var_os("CI").is_none(),
         "`{name}` is not installed, and CI must run the browser test: {install}"
     );
-    eprintln!("\n{}\nSKIPPED: `{name}` is not installed, so the browser test did not run.\n{install}\n{}\n", "!".repeat(72), "!".repeat(72));
+    eprintln!(
+        "\n{}\nSKIPPED: `{name}` is not installed, so the browser test did not run.\n{install}\n{}\n",
+        "!".repeat(72),
+        "!".repeat(72)
+    );
     None
 }
 
 fn chromium() -> Option<PathBuf> {
-    tool("chromium", browser::chromium(), "install it (`apt-get install chromium`) or set CHROMIUM=/path/to/chrome")
+    tool(
+        "chromium",
+        browser::chromium(),
+        "install it (`apt-get install chromium`) or set CHROMIUM=/path/to/chrome",
+    )
 }
 
 fn mdbook() -> Option<PathBuf> {
     let found = std::env::var_os("MDBOOK").map(PathBuf::from).or_else(|| {
         let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path).map(|d| d.join("mdbook")).find(|p| p.is_file())
+        std::env::split_paths(&path)
+            .map(|d| d.join("mdbook"))
+            .find(|p| p.is_file())
     });
-    tool("mdbook", found, "install it: `cargo install mdbook --version 0.4.52 --locked`")
+    tool(
+        "mdbook",
+        found,
+        "install it: `cargo install mdbook --version 0.4.52 --locked`",
+    )
 }
 
 fn assert_clean(page: &str, report: &PageReport) {
@@ -83,11 +97,14 @@ fn a_broken_page_is_caught() {
 
 #[test]
 fn the_rendered_book_loads_cleanly() {
-    let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else { return };
+    let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else {
+        return;
+    };
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let src = book_check::source_dir(&repo).expect("book.toml");
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-check");
-    let shadow = book_check::shadow::make(&repo, &src, &work.join("shadow")).expect("a shadow of the book");
+    let shadow =
+        book_check::shadow::make(&repo, &src, &work.join("shadow")).expect("a shadow of the book");
     if !shadow.missing.is_empty() {
         eprintln!(
             "note: SUMMARY.md lists chapters that are not written yet, left out of this build (`mdbook build` itself fails on them): {}",
@@ -104,19 +121,38 @@ fn the_rendered_book_loads_cleanly() {
         .expect("mdbook runs");
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "`mdbook build` failed:\n{log}");
-    assert!(!log.contains("ERROR"), "`mdbook build` reported errors:\n{log}");
-    let summary = std::fs::read_to_string(shadow.root.join("chapters/SUMMARY.md")).expect("the shadow's SUMMARY.md");
+    assert!(
+        !log.contains("ERROR"),
+        "`mdbook build` reported errors:\n{log}"
+    );
+    let summary = std::fs::read_to_string(shadow.root.join("chapters/SUMMARY.md"))
+        .expect("the shadow's SUMMARY.md");
     let pages: Vec<String> = summary
         .lines()
-        .filter_map(|l| Some(l.split_once("](")?.1.split_once(')')?.0.replace(".md", ".html")))
+        .filter_map(|l| {
+            Some(
+                l.split_once("](")?
+                    .1
+                    .split_once(')')?
+                    .0
+                    .replace(".md", ".html"),
+            )
+        })
         .collect();
-    assert!(pages.iter().any(|p| p == "introduction.html"), "the introduction is in the book");
+    assert!(
+        pages.iter().any(|p| p == "introduction.html"),
+        "the introduction is in the book"
+    );
     let server = Server::start(&site).expect("a local port");
     for page in &pages {
         let report = browser::probe(&chromium, &server, page).expect("chromium runs");
         assert_clean(page, &report);
         if page == "allocator.html" {
-            assert!(report.images >= 3, "the allocator chapter shows its three figures, saw {}", report.images);
+            assert!(
+                report.images >= 3,
+                "the allocator chapter shows its three figures, saw {}",
+                report.images
+            );
         }
     }
     if let Some(dir) = std::env::var_os("BOOK_CHECK_SCREENSHOTS") {
