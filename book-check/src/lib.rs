@@ -17,7 +17,10 @@
 //! * an image reference to a missing file ([`links`]).
 //!
 //! `SUMMARY.md` is left to mdBook itself: with `create-missing = false` in
-//! `book.toml`, `mdbook build` fails on a chapter file that is not there.
+//! `book.toml`, `mdbook build` fails on a chapter file that is not there. So
+//! a link to a chapter that `SUMMARY.md` lists and that is not written yet is
+//! not reported here (the build reports it, and the book is written by
+//! several people at once); its `#fragment` is checked once the file exists.
 //!
 //! The rendered pages are checked in a real browser by [`browser`]: headless
 //! Chromium loads them from a small local server and reports images that did
@@ -28,6 +31,7 @@ pub mod include;
 pub mod links;
 pub mod shadow;
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -88,15 +92,28 @@ pub fn check_book(root: &Path) -> Result<Vec<Problem>, String> {
             src.display()
         )
     })?;
+    let planned = summary_chapters(&src);
     let mut problems = Vec::new();
     for file in markdown_files(&src) {
-        problems.extend(check_file(&src, &file));
+        problems.extend(check_file(&src, &file, &planned));
     }
     Ok(problems)
 }
 
-/// Checks one Markdown file of the book whose source folder is `src`.
-pub fn check_file(src: &Path, file: &Path) -> Vec<Problem> {
+/// The chapter files `SUMMARY.md` lists, as paths under `src`.
+pub fn summary_chapters(src: &Path) -> BTreeSet<PathBuf> {
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap_or_default();
+    links::references(&summary)
+        .links
+        .iter()
+        .filter(|l| !links::is_external(l) && l.ends_with(".md"))
+        .map(|l| links::lexical_join(src, l))
+        .collect()
+}
+
+/// Checks one Markdown file of the book whose source folder is `src`;
+/// `planned` are the chapters `SUMMARY.md` lists.
+pub fn check_file(src: &Path, file: &Path, planned: &BTreeSet<PathBuf>) -> Vec<Problem> {
     let relative = file.strip_prefix(src).unwrap_or(file).to_path_buf();
     let problem = |message: String| Problem {
         file: relative.clone(),
@@ -108,6 +125,6 @@ pub fn check_file(src: &Path, file: &Path) -> Vec<Problem> {
     };
     let mut messages = include::pasted_rust(&raw);
     let expanded = include::expand(&raw, file.parent().unwrap_or(src), &mut messages);
-    messages.extend(links::check(src, file, &expanded));
+    messages.extend(links::check(src, file, &expanded, planned));
     messages.into_iter().map(problem).collect()
 }

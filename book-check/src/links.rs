@@ -167,14 +167,26 @@ fn page_ids(file: &Path) -> Option<BTreeSet<String>> {
     Some(references(&expanded).ids)
 }
 
-/// Checks one relative target of `file`; `None` when it is fine.
-fn check_target(
-    src: &Path,
-    file: &Path,
-    target: &str,
-    what: &str,
-    ids: &BTreeSet<String>,
-) -> Option<String> {
+/// What a page's targets are checked against.
+struct Context<'a> {
+    /// The book's source folder.
+    src: &'a Path,
+    /// The page.
+    file: &'a Path,
+    /// The page's own ids.
+    ids: &'a BTreeSet<String>,
+    /// The chapters `SUMMARY.md` lists (a missing one is mdBook's to report).
+    planned: &'a BTreeSet<PathBuf>,
+}
+
+/// Checks one relative target of a page; `None` when it is fine.
+fn check_target(cx: &Context<'_>, target: &str, what: &str) -> Option<String> {
+    let Context {
+        src,
+        file,
+        ids,
+        planned,
+    } = *cx;
     let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
     let path = percent_decode(path.split('?').next().unwrap_or(""));
     if path.is_empty() {
@@ -197,6 +209,9 @@ fn check_target(
     if !resolved.exists() && resolved.extension().is_some_and(|e| e == "html") {
         resolved.set_extension("md");
     }
+    if !resolved.exists() && planned.contains(&resolved) {
+        return None;
+    }
     if !resolved.exists() {
         return Some(format!(
             "{what} `{target}`: there is no file `{path}` (relative to this file); fix the path"
@@ -211,16 +226,28 @@ fn check_target(
     })
 }
 
-/// Every broken relative link or image of `file` (whose expanded text is `expanded`).
-pub fn check(src: &Path, file: &Path, expanded: &str) -> Vec<String> {
+/// Every broken relative link or image of `file` (whose expanded text is
+/// `expanded`); `planned` are the chapters `SUMMARY.md` lists.
+pub fn check(src: &Path, file: &Path, expanded: &str, planned: &BTreeSet<PathBuf>) -> Vec<String> {
     let refs = references(expanded);
+    let cx = Context {
+        src,
+        file,
+        ids: &refs.ids,
+        planned,
+    };
     let mut messages = Vec::new();
     for link in refs.links.iter().filter(|l| !is_external(l)) {
-        messages.extend(check_target(src, file, link, "link", &refs.ids));
+        messages.extend(check_target(&cx, link, "link"));
     }
+    let empty = BTreeSet::new();
+    let images = Context {
+        planned: &empty,
+        ..cx
+    };
     for image in refs.images.iter().filter(|i| !is_external(i)) {
         let image = image.split('#').next().unwrap_or("");
-        messages.extend(check_target(src, file, image, "image", &refs.ids));
+        messages.extend(check_target(&images, image, "image"));
     }
     messages
 }

@@ -144,8 +144,15 @@ fn the_rendered_book_loads_cleanly() {
         "the introduction is in the book"
     );
     let server = Server::start(&site).expect("a local port");
+    // Links to the chapters not written yet are dead in this build only.
+    let unwritten: Vec<String> = shadow
+        .missing
+        .iter()
+        .map(|m| format!("dead link `{}/{}", server.origin(), m.replace(".md", ".html")))
+        .collect();
     for page in &pages {
-        let report = browser::probe(&chromium, &server, page).expect("chromium runs");
+        let mut report = browser::probe(&chromium, &server, page).expect("chromium runs");
+        report.problems.retain(|p| !unwritten.iter().any(|u| p.starts_with(u.as_str())));
         assert_clean(page, &report);
         if page == "allocator.html" {
             assert!(
