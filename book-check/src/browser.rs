@@ -58,6 +58,7 @@ pub const PROBE: &str = r#"<script>
       var links = Array.prototype.map.call(document.querySelectorAll('a[href]'), function (a) { return a.href; });
       var out = document.createElement('pre');
       out.id = 'book-check-probe';
+      out.hidden = true;
       out.textContent = JSON.stringify({ problems: problems, images: loaded, links: links });
       document.body.appendChild(out);
     }, 200);

@@ -148,11 +148,19 @@ fn the_rendered_book_loads_cleanly() {
     let unwritten: Vec<String> = shadow
         .missing
         .iter()
-        .map(|m| format!("dead link `{}/{}", server.origin(), m.replace(".md", ".html")))
+        .map(|m| {
+            format!(
+                "dead link `{}/{}",
+                server.origin(),
+                m.replace(".md", ".html")
+            )
+        })
         .collect();
     for page in &pages {
         let mut report = browser::probe(&chromium, &server, page).expect("chromium runs");
-        report.problems.retain(|p| !unwritten.iter().any(|u| p.starts_with(u.as_str())));
+        report
+            .problems
+            .retain(|p| !unwritten.iter().any(|u| p.starts_with(u.as_str())));
         assert_clean(page, &report);
         if page == "allocator.html" {
             assert!(
