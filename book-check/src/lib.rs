@@ -8,7 +8,7 @@
 //! reports, as [`Problem`]s:
 //!
 //! * an include whose file is missing, or whose anchor is not in the file
-//!   (or is opened and never closed) ([`include`]);
+//!   (or is opened and never closed) ([`mod@include`]);
 //! * a Rust code block that is pasted text rather than an include of a file
 //!   that cargo compiles ([`include::pasted_rust`]);
 //! * a relative link to a file that does not exist, or that lies outside the

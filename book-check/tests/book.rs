@@ -126,3 +126,62 @@ fn a_broken_link_in_included_text_is_reported() {
         "there is no file `nowhere.md`",
     );
 }
+
+/// The chapter's text as written, if the chapter exists.
+fn chapter_text(src: &Path, chapter: &str) -> Option<String> {
+    std::fs::read_to_string(src.join(chapter)).ok()
+}
+
+/// What a chapter (`text`, as written) that teaches exercise `id` (folder `dir`) lacks.
+fn chapter_gaps(text: &str, id: i64, dir: &str) -> Vec<String> {
+    let mut gaps = Vec::new();
+    if !text.contains(&format!("judge run {id}")) && !text.contains(&format!("judge -- run {id}")) {
+        gaps.push(format!("the command `judge run {id}`"));
+    }
+    let statement = format!("exercises/{dir}/README.md");
+    if !text.contains(&format!("{statement}}}}}")) {
+        gaps.push(format!("the statement (an include of `{statement}`)"));
+    }
+    if !(text.contains("<details>") && text.contains("<summary>")) {
+        gaps.push("self-test questions with folded answers (`<details><summary>`)".into());
+    }
+    gaps
+}
+
+#[test]
+fn every_exercise_ends_its_chapter_with_its_statement_and_judge_command() {
+    let repo = repository();
+    let src = book_check::source_dir(&repo).unwrap();
+    let manifest: toml::Table = std::fs::read_to_string(repo.join("exercises/info.toml"))
+        .expect("exercises/info.toml")
+        .parse()
+        .expect("the manifest is TOML");
+    let exercises = manifest["exercise"]
+        .as_array()
+        .expect("[[exercise]] entries");
+    let mut missing = Vec::new();
+    for exercise in exercises {
+        let id = exercise["id"].as_integer().expect("an id");
+        let slug = exercise["slug"].as_str().expect("a slug");
+        let chapter = exercise["chapter"].as_str().expect("a chapter");
+        // A chapter not written yet is mdbook build's to report (SUMMARY.md lists it).
+        let Some(text) = chapter_text(&src, chapter) else {
+            continue;
+        };
+        for gap in chapter_gaps(&text, id, &format!("{id:03}-{slug}")) {
+            missing.push(format!("`{chapter}` (exercise {id}) lacks {gap}"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+#[test]
+fn a_chapter_without_its_judge_command_or_self_test_is_caught() {
+    let whole = "## Self-test\n<details><summary>Q</summary>A</details>\n{{#include ../exercises/101-x/README.md}}\n`judge run 101`";
+    assert!(chapter_gaps(whole, 101, "101-x").is_empty());
+    let gaps = chapter_gaps("no statement, no command, no answers", 101, "101-x");
+    assert_eq!(gaps.len(), 3, "{gaps:?}");
+    assert!(gaps[0].contains("judge run 101"));
+    assert!(gaps[1].contains("exercises/101-x/README.md"));
+    assert!(gaps[2].contains("<details>"));
+}
