@@ -297,7 +297,8 @@ fn run_chromium(chromium: &Path, profile: &Path, url: &str) -> Result<String, St
 
 /// The probe's JSON in a dumped DOM, unescaped.
 fn probe_json(dom: &str) -> Option<String> {
-    let start = dom.find("<pre id=\"book-check-probe\">")? + "<pre id=\"book-check-probe\">".len();
+    let tag = dom.find("<pre id=\"book-check-probe\"")?;
+    let start = tag + dom[tag..].find('>')? + 1;
     let end = start + dom[start..].find("</pre>")?;
     Some(
         dom[start..end]
@@ -370,4 +371,26 @@ pub fn screenshot(chromium: &Path, server: &Server, page: &str, png: &Path) -> R
         .success()
         .then_some(())
         .ok_or_else(|| format!("chromium could not take a screenshot of `{page}`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_probe_with_or_without_attributes() {
+        let plain = r#"<body><pre id="book-check-probe">{"a":"&lt;b&gt; &amp; &quot;c&quot;"}</pre></body>"#;
+        assert_eq!(probe_json(plain).unwrap(), r#"{"a":"<b> & "c""}"#);
+        let hidden = r#"<pre id="book-check-probe" hidden="">{"problems":[]}</pre>"#;
+        assert_eq!(probe_json(hidden).unwrap(), r#"{"problems":[]}"#);
+        assert!(probe_json("<pre>nothing</pre>").is_none());
+    }
+
+    #[test]
+    fn puts_the_probe_first_in_the_head() {
+        let page = with_probe("<html><head lang=\"en\"><script>x()</script></head></html>");
+        let probe_at = page.find("book-check-probe").unwrap();
+        assert!(page.starts_with("<html><head lang=\"en\"><script>"));
+        assert!(probe_at < page.find("x()").unwrap());
+    }
 }
