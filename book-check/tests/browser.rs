@@ -13,6 +13,7 @@
 //! installs both.
 
 use book_check::browser::{self, PageReport, Server};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -25,10 +26,12 @@ fn tool(name: &str, found: Option<PathBuf>, install: &str) -> Option<PathBuf> {
         std::env::var_os("CI").is_none(),
         "`{name}` is not installed, and CI must run the browser test: {install}"
     );
-    eprintln!(
-        "\n{}\nSKIPPED: `{name}` is not installed, so the browser test did not run.\n{install}\n{}\n",
-        "!".repeat(72),
-        "!".repeat(72)
+    // Written to the process's stderr itself, past libtest's capture, so that
+    // the skip shows even when the test passes.
+    let bar = "!".repeat(72);
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n{bar}\nSKIPPED: `{name}` is not installed, so the browser test did not run.\n{install}\n{bar}\n"
     );
     None
 }
