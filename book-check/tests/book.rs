@@ -185,3 +185,50 @@ fn a_chapter_without_its_judge_command_or_self_test_is_caught() {
     assert!(gaps[1].contains("exercises/101-x/README.md"));
     assert!(gaps[2].contains("<details>"));
 }
+
+/// The files of `dir` (by name) that no text of `texts` mentions.
+fn unmentioned(dir: &Path, texts: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names.retain(|name| !texts.iter().any(|t| t.contains(&format!("/{name}"))));
+    names
+}
+
+#[test]
+fn every_measurement_is_in_the_appendix_and_every_figure_on_a_page() {
+    let repo = repository();
+    let src = book_check::source_dir(&repo).unwrap();
+    let appendix = std::fs::read_to_string(src.join("appendix/measurements.md"))
+        .expect("the measurements appendix");
+    let missing = unmentioned(&src.join("measurements"), std::slice::from_ref(&appendix));
+    assert!(
+        missing.is_empty(),
+        "`appendix/measurements.md` does not include {missing:?}: add a block for each, like the one of `alloc.txt`"
+    );
+    let pages: Vec<String> = book_check::markdown_files(&src)
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .collect();
+    let orphans = unmentioned(&src.join("figures"), &pages);
+    assert!(
+        orphans.is_empty(),
+        "figures that no page shows: {orphans:?}; show them or remove them from `figures::all()`"
+    );
+}
+
+#[test]
+fn an_unmentioned_file_is_caught() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unmentioned");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("shown.txt"), "").unwrap();
+    std::fs::write(dir.join("forgotten.txt"), "").unwrap();
+    let text = vec!["{{#include ../measurements/shown.txt}}".to_string()];
+    assert_eq!(unmentioned(&dir, &text), ["forgotten.txt"]);
+}
