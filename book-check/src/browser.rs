@@ -1,0 +1,396 @@
+//! The rendered book in a real browser: headless Chromium, driven with
+//! `--dump-dom`, and a probe script the page serves itself.
+//!
+//! [`Server`] serves a built book from `127.0.0.1` and inserts [`PROBE`] at
+//! the top of every HTML page's `<head>`, before any of the page's own
+//! scripts, so that the probe sees everything: it records uncaught errors,
+//! unhandled promise rejections, `console.error` calls and every element
+//! whose resource failed to load (an `error` event in the capture phase). On
+//! `load` (and a moment after, for late errors) it also records every image
+//! that is not complete or has no pixels, and mdBook directives left in the
+//! page's text (`{{#include` shown to the reader), and writes all of it as
+//! JSON into `<pre id="book-check-probe">`. [`probe`] runs Chromium with
+//! `--dump-dom`, reads that element back, and adds what the server saw: any
+//! request for a file the book does not have (a 404), and any link of the
+//! page into the book whose file or `#fragment` is not there. A page whose
+//! probe never reports (a script that broke the page, a load that never
+//! ends) is a problem too.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The script inserted into every page; it reports into `#book-check-probe`.
+pub const PROBE: &str = r#"<script>
+(function () {
+  var problems = [];
+  var say = function (text) { problems.push(String(text)); };
+  window.addEventListener('error', function (e) {
+    var t = e.target;
+    if (t && t !== window && (t.src || t.href)) {
+      say('failed to load: ' + (t.currentSrc || t.src || t.href));
+    } else {
+      say('uncaught error: ' + e.message + ' (' + (e.filename || '?') + ':' + (e.lineno || '?') + ')');
+    }
+  }, true);
+  window.addEventListener('unhandledrejection', function (e) { say('unhandled rejection: ' + e.reason); });
+  var original = console.error;
+  console.error = function () {
+    say('console error: ' + Array.prototype.map.call(arguments, String).join(' '));
+    return original.apply(console, arguments);
+  };
+  window.addEventListener('load', function () {
+    setTimeout(function () {
+      var images = document.querySelectorAll('img');
+      var loaded = 0;
+      images.forEach(function (img) {
+        if (img.complete && img.naturalWidth > 0) { loaded += 1; }
+        else { say('image did not load: ' + img.getAttribute('src')); }
+      });
+      var text = document.body ? document.body.innerText : '';
+      ['{{#include', '{{#rustdoc_include', '{{#playground'].forEach(function (d) {
+        if (text.indexOf(d) >= 0) { say('unresolved mdBook directive in the page: ' + d); }
+      });
+      var links = Array.prototype.map.call(document.querySelectorAll('a[href]'), function (a) { return a.href; });
+      var out = document.createElement('pre');
+      out.id = 'book-check-probe';
+      out.hidden = true;
+      out.textContent = JSON.stringify({ problems: problems, images: loaded, links: links });
+      document.body.appendChild(out);
+    }, 200);
+  });
+})();
+</script>"#;
+
+/// A static file server for a built book, on a free port of `127.0.0.1`.
+pub struct Server {
+    /// The folder served.
+    root: PathBuf,
+    /// `http://127.0.0.1:PORT`.
+    origin: String,
+    /// Paths requested that the folder does not have.
+    misses: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    /// Serves `root` until the process ends.
+    pub fn start(root: &Path) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let origin = format!("http://{}", listener.local_addr()?);
+        let misses = Arc::new(Mutex::new(Vec::new()));
+        let (dir, log) = (root.to_path_buf(), Arc::clone(&misses));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (dir, log) = (dir.clone(), Arc::clone(&log));
+                std::thread::spawn(move || serve(stream, &dir, &log));
+            }
+        });
+        Ok(Self {
+            root: root.to_path_buf(),
+            origin,
+            misses,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The requests for missing files since the last call.
+    fn take_misses(&self) -> Vec<String> {
+        std::mem::take(&mut *self.misses.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// The file a request path names under `root`, if it is inside it.
+fn file_for(root: &Path, url_path: &str) -> Option<PathBuf> {
+    let path = url_path.split(['?', '#']).next().unwrap_or("");
+    let mut file = root.to_path_buf();
+    for part in path.split('/').filter(|p| !p.is_empty()) {
+        if part == ".." || part == "." {
+            return None;
+        }
+        file.push(part);
+    }
+    if file.is_dir() {
+        file.push("index.html");
+    }
+    file.is_file().then_some(file)
+}
+
+/// The `Content-Type` of a file, by extension.
+fn content_type(file: &Path) -> &'static str {
+    match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css",
+        "js" => "text/javascript",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "json" => "application/json",
+        "woff" => "font/woff",
+        "woff2" => "font/woff2",
+        "ttf" => "font/ttf",
+        "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Answers one request; HTML gets the probe.
+fn serve(stream: TcpStream, root: &Path, misses: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(&stream);
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    let mut header = String::new();
+    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+        header.clear();
+    }
+    let url_path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let (status, kind, body) = match file_for(root, &url_path) {
+        Some(file) => {
+            let mut body = std::fs::read(&file).unwrap_or_default();
+            if file.extension().is_some_and(|e| e == "html") {
+                body = with_probe(&String::from_utf8_lossy(&body)).into_bytes();
+            }
+            ("200 OK", content_type(&file), body)
+        }
+        None => {
+            misses
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(url_path);
+            ("404 Not Found", "text/plain", b"not found".to_vec())
+        }
+    };
+    let mut out = &stream;
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = out
+        .write_all(head.as_bytes())
+        .and_then(|()| out.write_all(&body));
+}
+
+/// `html` with [`PROBE`] right after its `<head>` tag (or first, if none).
+pub fn with_probe(html: &str) -> String {
+    match html.to_ascii_lowercase().find("<head") {
+        Some(at) => {
+            let end = html[at..].find('>').map_or(html.len(), |e| at + e + 1);
+            format!("{}{PROBE}{}", &html[..end], &html[end..])
+        }
+        None => format!("{PROBE}{html}"),
+    }
+}
+
+/// The Chromium binary: `$CHROMIUM`, else `chromium` or `chromium-browser` on `PATH`.
+pub fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+/// What the probe found on one page.
+#[derive(Clone, Debug, Default)]
+pub struct PageReport {
+    /// Everything wrong with the page; empty when it is sound.
+    pub problems: Vec<String>,
+    /// How many images loaded and have pixels.
+    pub images: usize,
+}
+
+/// Loads `page` (a path under the server's root, such as `allocator.html`)
+/// in headless Chromium and reports what is wrong with it.
+pub fn probe(chromium: &Path, server: &Server, page: &str) -> Result<PageReport, String> {
+    server.take_misses();
+    let profile = std::env::temp_dir().join(format!(
+        "book-check-chromium-{}-{}",
+        std::process::id(),
+        page.replace(['/', '.'], "-")
+    ));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile)
+        .map_err(|e| format!("cannot create `{}`: {e}", profile.display()))?;
+    let url = format!("{}/{page}", server.origin());
+    let dom = run_chromium(chromium, &profile, &url)?;
+    let _ = std::fs::remove_dir_all(&profile);
+    let mut report = match probe_json(&dom) {
+        Some(json) => read_probe(&json),
+        None => PageReport {
+            problems: vec![
+                "the probe never reported: the page did not finish loading, or a script broke it"
+                    .into(),
+            ],
+            images: 0,
+        },
+    };
+    for miss in server.take_misses() {
+        report.problems.push(format!(
+            "requested `{miss}`, which the book does not have (404)"
+        ));
+    }
+    let links = probe_json(&dom)
+        .and_then(|j| serde_json::from_str::<Value>(&j).ok())
+        .and_then(|v| v["links"].as_array().cloned())
+        .unwrap_or_default();
+    for link in links.iter().filter_map(Value::as_str) {
+        report.problems.extend(check_link(server, link));
+    }
+    Ok(report)
+}
+
+/// Runs Chromium on `url` and returns the DOM it dumped.
+fn run_chromium(chromium: &Path, profile: &Path, url: &str) -> Result<String, String> {
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start `{}`: {e}", chromium.display()))?;
+    let mut stdout = child.stdout.take().ok_or("chromium has no stdout")?;
+    let reader = std::thread::spawn(move || {
+        let mut dom = String::new();
+        let _ = stdout.read_to_string(&mut dom);
+        dom
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().map_err(|e| e.to_string())?.is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "chromium did not finish loading `{url}` within 60 s"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    reader
+        .join()
+        .map_err(|_| "chromium's output could not be read".to_string())
+}
+
+/// The probe's JSON in a dumped DOM, unescaped.
+fn probe_json(dom: &str) -> Option<String> {
+    let tag = dom.find("<pre id=\"book-check-probe\"")?;
+    let start = tag + dom[tag..].find('>')? + 1;
+    let end = start + dom[start..].find("</pre>")?;
+    Some(
+        dom[start..end]
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&nbsp;", "\u{a0}")
+            .replace("&amp;", "&"),
+    )
+}
+
+/// The probe's own findings.
+fn read_probe(json: &str) -> PageReport {
+    let Ok(value) = serde_json::from_str::<Value>(json) else {
+        return PageReport {
+            problems: vec![format!("the probe's report is not JSON: {json}")],
+            images: 0,
+        };
+    };
+    PageReport {
+        problems: value["problems"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        images: value["images"].as_u64().unwrap_or(0) as usize,
+    }
+}
+
+/// A link of a page into the served book whose file or fragment is missing.
+fn check_link(server: &Server, link: &str) -> Option<String> {
+    let path = link.strip_prefix(server.origin())?;
+    let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
+    let Some(file) = file_for(&server.root, path) else {
+        return Some(format!("dead link `{link}`: the book has no such page"));
+    };
+    if fragment.is_empty() || file.extension().is_none_or(|e| e != "html") {
+        return None;
+    }
+    let html = std::fs::read_to_string(&file).unwrap_or_default();
+    let found =
+        html.contains(&format!("id=\"{fragment}\"")) || html.contains(&format!("id='{fragment}'"));
+    (!found).then(|| format!("dead link `{link}`: the page has no element with id `{fragment}`"))
+}
+
+/// Takes a PNG screenshot of `page` (for a person to look at).
+pub fn screenshot(chromium: &Path, server: &Server, page: &str, png: &Path) -> Result<(), String> {
+    let profile = std::env::temp_dir().join(format!("book-check-shot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    let status = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .args(["--window-size=1280,2400", "--virtual-time-budget=3000"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("{}/{page}", server.origin()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot start `{}`: {e}", chromium.display()))?;
+    let _ = std::fs::remove_dir_all(&profile);
+    status
+        .success()
+        .then_some(())
+        .ok_or_else(|| format!("chromium could not take a screenshot of `{page}`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_probe_with_or_without_attributes() {
+        let plain = r#"<body><pre id="book-check-probe">{"a":"&lt;b&gt; &amp; &quot;c&quot;"}</pre></body>"#;
+        assert_eq!(probe_json(plain).unwrap(), r#"{"a":"<b> & "c""}"#);
+        let hidden = r#"<pre id="book-check-probe" hidden="">{"problems":[]}</pre>"#;
+        assert_eq!(probe_json(hidden).unwrap(), r#"{"problems":[]}"#);
+        assert!(probe_json("<pre>nothing</pre>").is_none());
+    }
+
+    #[test]
+    fn puts_the_probe_first_in_the_head() {
+        let page = with_probe("<html><head lang=\"en\"><script>x()</script></head></html>");
+        let probe_at = page.find("book-check-probe").unwrap();
+        assert!(page.starts_with("<html><head lang=\"en\"><script>"));
+        assert!(probe_at < page.find("x()").unwrap());
+    }
+}

@@ -1,0 +1,314 @@
+//! mdBook's include directives, expanded the way mdBook expands them.
+//!
+//! `{{#include FILE}}`, `{{#include FILE:ANCHOR}}` and the line ranges
+//! `FILE:N`, `FILE:N:M`, `FILE::M`, `FILE:N:`; `{{#rustdoc_include}}` and
+//! `{{#playground}}` take the same paths. A path is relative to the file that
+//! holds the directive, and an included file's own directives are relative
+//! to it, up to mdBook's depth of 10. An anchor is the text between the lines
+//! `ANCHOR: NAME` and `ANCHOR_END: NAME` (any comment syntax around them);
+//! other anchors' marker lines inside it are dropped. A directive after a
+//! backslash (`\{{#include}}`) is text, not a directive.
+
+use std::path::Path;
+
+/// mdBook's limit on nested includes.
+const MAX_DEPTH: usize = 10;
+
+/// The directives that take a file.
+const FILE_DIRECTIVES: [&str; 3] = ["include", "rustdoc_include", "playground"];
+
+/// One `{{#NAME ARGS}}` directive found in a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Directive {
+    /// Byte range of the whole directive, braces included.
+    pub span: std::ops::Range<usize>,
+    /// `include`, `rustdoc_include`, `playground`, `title`, ...
+    pub name: String,
+    /// Everything after the name, trimmed.
+    pub args: String,
+    /// 1-based line of the directive.
+    pub line: usize,
+}
+
+/// Every directive of `text`, in order; escaped ones are skipped.
+pub fn directives(text: &str) -> Vec<Directive> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(offset) = text[from..].find("{{#") {
+        let start = from + offset;
+        let Some(close) = text[start..].find("}}") else {
+            break;
+        };
+        let end = start + close + 2;
+        from = start + 3;
+        if text[..start].ends_with('\\') {
+            continue;
+        }
+        let inner = text[start + 3..end - 2].trim();
+        let (name, args) = inner.split_once(char::is_whitespace).unwrap_or((inner, ""));
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        found.push(Directive {
+            span: start..end,
+            name: name.to_string(),
+            args: args.trim().to_string(),
+            line: text[..start].matches('\n').count() + 1,
+        });
+        from = end;
+    }
+    found
+}
+
+/// What part of a file a directive takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// All of it.
+    Whole,
+    /// The text of an anchor.
+    Anchor(String),
+    /// Lines `start..=end`, 1-based; `None` is open.
+    Lines(Option<usize>, Option<usize>),
+}
+
+/// Splits a directive's arguments into the path and the part of the file.
+pub fn parse_args(args: &str) -> (String, Part) {
+    // `{{#playground FILE editable}}`: attributes follow the path.
+    let target = args.split_whitespace().next().unwrap_or("");
+    let Some((path, rest)) = target.split_once(':') else {
+        return (target.to_string(), Part::Whole);
+    };
+    let number = |s: &str| s.parse::<usize>().ok();
+    let part = match rest.split_once(':') {
+        None if rest.is_empty() => Part::Whole,
+        None => match number(rest) {
+            Some(n) => Part::Lines(Some(n), None),
+            None => Part::Anchor(rest.to_string()),
+        },
+        Some((a, b)) => Part::Lines(number(a), number(b)),
+    };
+    (path.to_string(), part)
+}
+
+/// The anchor name on a marker line (`ANCHOR: name`, `ANCHOR_END: name`).
+fn marker<'a>(line: &'a str, keyword: &str) -> Option<&'a str> {
+    let at = line.find(keyword)?;
+    let rest = line[at + keyword.len()..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// The text of anchor `name` in `text`, as mdBook takes it.
+///
+/// Errors (as a message) when the anchor never opens, or opens and never
+/// closes (mdBook would include the rest of the file).
+pub fn anchored(text: &str, name: &str) -> Result<String, String> {
+    let mut inside = false;
+    let mut kept = Vec::new();
+    for line in text.lines() {
+        let start = marker(line, "ANCHOR:");
+        let end = marker(line, "ANCHOR_END:");
+        if !inside {
+            inside = start == Some(name);
+            continue;
+        }
+        if end == Some(name) {
+            return Ok(kept.join("\n"));
+        }
+        if start.is_none() && end.is_none() {
+            kept.push(line);
+        }
+    }
+    if inside {
+        Err(format!(
+            "anchor `{name}` opens (`ANCHOR: {name}`) but never closes; add `ANCHOR_END: {name}`"
+        ))
+    } else {
+        Err(format!(
+            "has no anchor `{name}`; mark the lines with `ANCHOR: {name}` and `ANCHOR_END: {name}`"
+        ))
+    }
+}
+
+/// The part of `text` a directive takes, or why it cannot be taken.
+fn take(text: &str, part: &Part) -> Result<String, String> {
+    match part {
+        Part::Whole => Ok(text.to_string()),
+        Part::Anchor(name) => anchored(text, name),
+        Part::Lines(start, end) => {
+            let lines: Vec<&str> = text.lines().collect();
+            let first = start.unwrap_or(1).max(1);
+            let last = end.unwrap_or(lines.len()).min(lines.len());
+            if first > lines.len() || first > last {
+                return Err(format!(
+                    "asks for lines {first} to {last}, but the file has {} lines",
+                    lines.len()
+                ));
+            }
+            Ok(lines[first - 1..last].join("\n"))
+        }
+    }
+}
+
+/// `text` with every include expanded; faults are pushed onto `messages`.
+///
+/// `dir` is the folder of the file that holds `text`. A directive that
+/// cannot be expanded is left as it is, as mdBook leaves it.
+pub fn expand(text: &str, dir: &Path, messages: &mut Vec<String>) -> String {
+    expand_at(text, dir, 0, messages)
+}
+
+fn expand_at(text: &str, dir: &Path, depth: usize, messages: &mut Vec<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for directive in directives(text) {
+        if !FILE_DIRECTIVES.contains(&directive.name.as_str()) {
+            continue;
+        }
+        out.push_str(&text[last..directive.span.start]);
+        last = directive.span.end;
+        match resolve(&directive, dir) {
+            Ok((content, included)) => {
+                let nested_dir = included.parent().unwrap_or(dir);
+                if depth + 1 < MAX_DEPTH {
+                    out.push_str(&expand_at(&content, nested_dir, depth + 1, messages));
+                } else {
+                    out.push_str(&content);
+                }
+            }
+            Err(message) => {
+                messages.push(message);
+                out.push_str(&text[directive.span.clone()]);
+            }
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The content and path of the file part a directive names.
+fn resolve(directive: &Directive, dir: &Path) -> Result<(String, std::path::PathBuf), String> {
+    let (path, part) = parse_args(&directive.args);
+    let here = format!(
+        "line {}: `{{{{#{} {}}}}}`",
+        directive.line, directive.name, directive.args
+    );
+    if path.is_empty() {
+        return Err(format!("{here} names no file"));
+    }
+    let file = dir.join(&path);
+    let text = std::fs::read_to_string(&file).map_err(|_| {
+        format!("{here}: the file `{path}` does not exist (relative to this file's folder); fix the path")
+    })?;
+    let content = take(&text, &part).map_err(|why| format!("{here}: `{path}` {why}"))?;
+    Ok((content, file))
+}
+
+/// Rust code blocks of `markdown` that hold pasted code instead of includes.
+///
+/// A block whose language is `rust` (with any attributes: `rust,ignore`) must
+/// hold nothing but include directives, so that every sample is a file cargo
+/// compiles. Other languages (`sh`, `console`, `text`) are free text.
+pub fn pasted_rust(markdown: &str) -> Vec<String> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    let mut messages = Vec::new();
+    let mut in_rust = false;
+    let mut body = String::new();
+    for (event, range) in Parser::new(markdown).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                let lang = info.split([',', ' ', '\t']).next().unwrap_or("");
+                in_rust = lang == "rust";
+                body.clear();
+                if in_rust {
+                    body.push_str(&format!(
+                        "{}\n",
+                        markdown[..range.start].matches('\n').count() + 1
+                    ));
+                }
+            }
+            Event::Text(text) if in_rust => body.push_str(&text),
+            Event::End(TagEnd::CodeBlock) if in_rust => {
+                in_rust = false;
+                let (line, code) = body.split_once('\n').unwrap_or(("?", ""));
+                let pasted = code.lines().map(str::trim).find(|l| {
+                    !l.is_empty()
+                        && !FILE_DIRECTIVES
+                            .iter()
+                            .any(|d| l.starts_with(&format!("{{{{#{d} ")))
+                });
+                if let Some(first) = pasted {
+                    messages.push(format!(
+                        "line {line}: a `rust` code block holds pasted code (`{first}`); put it in a file cargo compiles and include it with `{{{{#include PATH:ANCHOR}}}}`"
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_directives_and_skips_escaped_ones() {
+        let text = "a\n{{#include x.rs:one}}\n\\{{#include y.rs}}\n{{#title T}}";
+        let found = directives(text);
+        let names: Vec<_> = found
+            .iter()
+            .map(|d| (d.name.as_str(), d.args.as_str(), d.line))
+            .collect();
+        assert_eq!(names, [("include", "x.rs:one", 2), ("title", "T", 4)]);
+    }
+
+    #[test]
+    fn parses_anchors_and_ranges() {
+        assert_eq!(parse_args("a.rs"), ("a.rs".into(), Part::Whole));
+        assert_eq!(
+            parse_args("a.rs:main"),
+            ("a.rs".into(), Part::Anchor("main".into()))
+        );
+        assert_eq!(
+            parse_args("a.rs:3"),
+            ("a.rs".into(), Part::Lines(Some(3), None))
+        );
+        assert_eq!(
+            parse_args("a.rs:3:5"),
+            ("a.rs".into(), Part::Lines(Some(3), Some(5)))
+        );
+        assert_eq!(
+            parse_args("a.rs::5"),
+            ("a.rs".into(), Part::Lines(None, Some(5)))
+        );
+        assert_eq!(parse_args("a.rs editable"), ("a.rs".into(), Part::Whole));
+    }
+
+    #[test]
+    fn takes_an_anchor_like_mdbook() {
+        let text = "x\n// ANCHOR: outer\na\n// ANCHOR: inner\nb\n// ANCHOR_END: inner\n// ANCHOR_END: outer\n";
+        assert_eq!(anchored(text, "outer").unwrap(), "a\nb");
+        assert_eq!(anchored(text, "inner").unwrap(), "b");
+        assert!(
+            anchored(text, "inne")
+                .unwrap_err()
+                .contains("has no anchor `inne`")
+        );
+        let open = "// ANCHOR: open\nline\n";
+        assert!(anchored(open, "open").unwrap_err().contains("never closes"));
+    }
+
+    #[test]
+    fn flags_pasted_rust_but_not_includes_or_other_languages() {
+        let ok = "```rust,ignore\n{{#include a.rs:x}}\n```\n\n```sh\ncargo run\n```\n";
+        assert!(pasted_rust(ok).is_empty());
+        let pasted = "text\n\n```rust\nfn main() {}\n```\n";
+        let messages = pasted_rust(pasted);
+        assert_eq!(messages.len(), 1);
+        assert!(messages[0].starts_with("line 3:"), "{}", messages[0]);
+    }
+}

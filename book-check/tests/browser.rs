@@ -1,0 +1,182 @@
+//! The rendered book in headless Chromium.
+//!
+//! `a_broken_page_is_caught` serves `tests/fixtures/pages/`, whose
+//! `broken.html` has each fault once (a missing image and stylesheet, an
+//! unresolved include, a dead link and a dead anchor, a console error and an
+//! uncaught exception), and requires every one to be reported, while
+//! `sound.html` must come out clean. `the_rendered_book_loads_cleanly` builds
+//! the real book with mdBook (from the chapters that exist, see
+//! [`book_check::shadow`]) and loads every page of it.
+//!
+//! Without Chromium or mdBook these tests say so loudly and pass, except
+//! under CI (`CI` set), where they fail: CI must run them. `.ci/run`
+//! installs both.
+
+use book_check::browser::{self, PageReport, Server};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The tool, or `None` after a loud note when it is missing outside CI.
+fn tool(name: &str, found: Option<PathBuf>, install: &str) -> Option<PathBuf> {
+    if found.is_some() {
+        return found;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "`{name}` is not installed, and CI must run the browser test: {install}"
+    );
+    // Written to the process's stderr itself, past libtest's capture, so that
+    // the skip shows even when the test passes.
+    let bar = "!".repeat(72);
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n{bar}\nSKIPPED: `{name}` is not installed, so the browser test did not run.\n{install}\n{bar}\n"
+    );
+    None
+}
+
+fn chromium() -> Option<PathBuf> {
+    tool(
+        "chromium",
+        browser::chromium(),
+        "install it (`apt-get install chromium`) or set CHROMIUM=/path/to/chrome",
+    )
+}
+
+fn mdbook() -> Option<PathBuf> {
+    let found = std::env::var_os("MDBOOK").map(PathBuf::from).or_else(|| {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .map(|d| d.join("mdbook"))
+            .find(|p| p.is_file())
+    });
+    tool(
+        "mdbook",
+        found,
+        "install it: `cargo install mdbook --version 0.4.52 --locked`",
+    )
+}
+
+fn assert_clean(page: &str, report: &PageReport) {
+    assert!(
+        report.problems.is_empty(),
+        "`{page}` has {} problems in the browser:\n{}",
+        report.problems.len(),
+        report.problems.join("\n")
+    );
+}
+
+#[test]
+fn a_broken_page_is_caught() {
+    let Some(chromium) = chromium() else { return };
+    let pages = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages");
+    let server = Server::start(&pages).expect("a local port");
+    let sound = browser::probe(&chromium, &server, "sound.html").expect("chromium runs");
+    assert_clean("sound.html", &sound);
+    assert_eq!(sound.images, 1, "the sound page's one image loads");
+    let broken = browser::probe(&chromium, &server, "broken.html").expect("chromium runs");
+    eprintln!("the broken page's report:\n{}", broken.problems.join("\n"));
+    let expected = [
+        "failed to load: http",
+        "image did not load: figures/missing.svg",
+        "requested `/figures/missing.svg`",
+        "requested `/missing.css`",
+        "unresolved mdBook directive in the page: {{#include",
+        "dead link `http",
+        "the page has no element with id `nope`",
+        "console error: something went wrong",
+        "uncaught error: ",
+    ];
+    for says in expected {
+        assert!(
+            broken.problems.iter().any(|p| p.contains(says)),
+            "the broken page's report lacks `{says}`:\n{}",
+            broken.problems.join("\n")
+        );
+    }
+    assert_eq!(broken.images, 0);
+}
+
+#[test]
+fn the_rendered_book_loads_cleanly() {
+    let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else {
+        return;
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let src = book_check::source_dir(&repo).expect("book.toml");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-check");
+    let shadow =
+        book_check::shadow::make(&repo, &src, &work.join("shadow")).expect("a shadow of the book");
+    if !shadow.missing.is_empty() {
+        eprintln!(
+            "note: SUMMARY.md lists chapters that are not written yet, left out of this build (`mdbook build` itself fails on them): {}",
+            shadow.missing.join(", ")
+        );
+    }
+    let site = work.join("site");
+    let output = Command::new(&mdbook)
+        .arg("build")
+        .arg(&shadow.root)
+        .arg("--dest-dir")
+        .arg(&site)
+        .output()
+        .expect("mdbook runs");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "`mdbook build` failed:\n{log}");
+    assert!(
+        !log.contains("ERROR"),
+        "`mdbook build` reported errors:\n{log}"
+    );
+    let summary = std::fs::read_to_string(shadow.root.join("chapters/SUMMARY.md"))
+        .expect("the shadow's SUMMARY.md");
+    let pages: Vec<String> = summary
+        .lines()
+        .filter_map(|l| {
+            Some(
+                l.split_once("](")?
+                    .1
+                    .split_once(')')?
+                    .0
+                    .replace(".md", ".html"),
+            )
+        })
+        .collect();
+    assert!(
+        pages.iter().any(|p| p == "introduction.html"),
+        "the introduction is in the book"
+    );
+    let server = Server::start(&site).expect("a local port");
+    // Links to the chapters not written yet are dead in this build only.
+    let unwritten: Vec<String> = shadow
+        .missing
+        .iter()
+        .map(|m| {
+            format!(
+                "dead link `{}/{}",
+                server.origin(),
+                m.replace(".md", ".html")
+            )
+        })
+        .collect();
+    for page in &pages {
+        let mut report = browser::probe(&chromium, &server, page).expect("chromium runs");
+        report
+            .problems
+            .retain(|p| !unwritten.iter().any(|u| p.starts_with(u.as_str())));
+        assert_clean(page, &report);
+        if page == "allocator.html" {
+            assert!(
+                report.images >= 3,
+                "the allocator chapter shows its three figures, saw {}",
+                report.images
+            );
+        }
+    }
+    if let Some(dir) = std::env::var_os("BOOK_CHECK_SCREENSHOTS") {
+        for page in &pages {
+            let png = Path::new(&dir).join(page.replace(['/', '.'], "-") + ".png");
+            browser::screenshot(&chromium, &server, page, &png).expect("a screenshot");
+        }
+    }
+}
