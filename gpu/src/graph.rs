@@ -11,6 +11,7 @@ use crate::exec::GraphId;
 use crate::race::Range;
 use crate::stream::Stream;
 use crate::trace::{CallSite, OpKind};
+use std::collections::HashMap;
 
 /// What one captured operation reads and writes (for the race checker on replay).
 #[derive(Clone, Debug)]
@@ -19,11 +20,45 @@ pub(crate) struct NodeAccess {
     pub(crate) what: String,
 }
 
+/// The memory a graph's nodes touch, merged for replay: each distinct range
+/// once (a write if any node writes it), grouped under the first node that
+/// touches it.
+///
+/// The nodes of a graph run in stream order, so they never race with one
+/// another; against other streams only the union of their accesses counts.
+/// Merged, a replay costs the race checker a few ranges (one per buffer the
+/// graph uses) instead of every range of every node, so that a launch stays
+/// cheap whatever the number of kernels in it, as the driver's does.
+fn merge(accesses: Vec<NodeAccess>) -> Vec<NodeAccess> {
+    let mut groups: Vec<NodeAccess> = Vec::new();
+    let mut seen: HashMap<(u64, u64), (usize, usize)> = HashMap::new();
+    for (node, access) in accesses.iter().enumerate() {
+        let mut group = None;
+        for range in access.ranges.iter().filter(|r| r.bytes > 0) {
+            if let Some(&(g, i)) = seen.get(&(range.addr, range.bytes)) {
+                groups[g].ranges[i].write |= range.write;
+                continue;
+            }
+            let g = *group.get_or_insert_with(|| {
+                groups.push(NodeAccess {
+                    ranges: Vec::new(),
+                    what: format!("graph node {node}: {}", access.what),
+                });
+                groups.len() - 1
+            });
+            seen.insert((range.addr, range.bytes), (g, groups[g].ranges.len()));
+            groups[g].ranges.push(*range);
+        }
+    }
+    groups
+}
+
 /// An instantiated graph, launched on the stream it was captured from.
 pub struct Graph {
     stream: Stream,
     id: GraphId,
     nodes: usize,
+    /// What replays read and write, merged (see [`merge`]).
     accesses: Vec<NodeAccess>,
 }
 
@@ -53,20 +88,11 @@ impl Graph {
         nodes: usize,
         accesses: Vec<NodeAccess>,
     ) -> Self {
-        // Only nodes that touch memory matter to the race checker on replay.
-        let accesses = accesses
-            .into_iter()
-            .filter(|node| node.ranges.iter().any(|r| r.bytes > 0))
-            .map(|node| NodeAccess {
-                what: format!("graph node: {}", node.what),
-                ..node
-            })
-            .collect();
         Self {
             stream,
             id,
             nodes,
-            accesses,
+            accesses: merge(accesses),
         }
     }
 
@@ -120,5 +146,52 @@ impl Graph {
                 .on_stream_op(stream, &node.ranges, &node.what, site);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(what: &str, ranges: &[(u64, u64, bool)]) -> NodeAccess {
+        NodeAccess {
+            what: what.into(),
+            ranges: ranges
+                .iter()
+                .map(|&(addr, bytes, write)| Range { addr, bytes, write })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_layer_stack_merges_to_one_range_per_buffer() {
+        // x -> a -> b -> a -> ... -> y: 64 nodes over four buffers.
+        let (x, a, b, y) = (0x1000, 0x2000, 0x3000, 0x4000);
+        let mut nodes = vec![node("affine_f32", &[(x, 64, false), (a, 64, true)])];
+        for i in 1..63 {
+            let (src, dst) = if i % 2 == 1 { (a, b) } else { (b, a) };
+            nodes.push(node("affine_f32", &[(src, 64, false), (dst, 64, true)]));
+        }
+        nodes.push(node("affine_f32", &[(b, 64, false), (y, 64, true)]));
+        let merged = merge(nodes);
+        let ranges: Vec<(u64, bool)> = merged
+            .iter()
+            .flat_map(|g| g.ranges.iter().map(|r| (r.addr, r.write)))
+            .collect();
+        assert_eq!(ranges, [(x, false), (a, true), (b, true), (y, true)]);
+        assert_eq!(merged[0].what, "graph node 0: affine_f32");
+        assert_eq!(merged.last().unwrap().what, "graph node 63: affine_f32");
+    }
+
+    #[test]
+    fn a_range_read_first_and_written_later_counts_as_written() {
+        let merged = merge(vec![
+            node("sum_f32", &[(0x1000, 64, false), (0x2000, 4, true)]),
+            node("fill_f32", &[(0x1000, 64, true)]),
+            node("empty", &[(0x5000, 0, true)]),
+        ]);
+        assert_eq!(merged.len(), 1);
+        assert!(merged[0].ranges[0].write, "{merged:?}");
+        assert_eq!(merged[0].ranges.len(), 2);
     }
 }

@@ -12,6 +12,7 @@ both!(
     query_and_pageable_copies_inside_capture_invalidate_it,
     allocation_inside_capture_is_refused,
     replay_submits_in_a_fraction_of_eager_time,
+    a_replay_racing_another_stream_is_reported_at_its_launch,
 );
 
 /// x → y = 2x + 1 → z = 3y - 2 → total = sum(z), on `s`.
@@ -73,6 +74,40 @@ fn replay_reads_inputs_from_the_captured_addresses(backend: Backend) {
         results.push(s.to_vec(&total).unwrap()[0]);
     }
     assert_eq!(results, [8.0 * 7.0, 8.0 * 13.0, 8.0 * 19.0]);
+    assert!(device.races().is_empty(), "{:#?}", device.races());
+}
+
+/// A replay writes `x` (its second node) while another stream reads `x`
+/// with nothing ordering the two: the race names a node of the graph and
+/// the line that launched it; with an event, there is none.
+fn a_replay_racing_another_stream_is_reported_at_its_launch(backend: Backend) {
+    let device = open(backend);
+    let (s, other) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let (x, y, total, seen) = (
+        s.alloc_zeros::<f32>(64).unwrap(),
+        s.alloc_zeros(64).unwrap(),
+        s.alloc_zeros(1).unwrap(),
+        s.alloc_zeros(1).unwrap(),
+    );
+    s.synchronize().unwrap();
+    s.begin_capture().unwrap();
+    layers(&s, &x, &y, &total);
+    let graph = s.end_capture().unwrap();
+    other.wait_event(&s.record_event().unwrap()).unwrap();
+    other.sum(&x, &seen).unwrap();
+    let launch_line = line!() + 1;
+    graph.launch().unwrap();
+    let races = device.take_races();
+    assert_eq!(races.len(), 1, "{races:#?}");
+    let race = &races[0];
+    assert!(race.current.what.starts_with("graph node 0:"), "{race}");
+    assert_eq!(race.current.site.line, launch_line, "{race}");
+    assert!(race.previous.what.contains("sum_f32"), "{race}");
+    other.wait_event(&s.record_event().unwrap()).unwrap();
+    other.sum(&x, &seen).unwrap();
+    s.wait_event(&other.record_event().unwrap()).unwrap();
+    graph.launch().unwrap();
+    s.synchronize().unwrap();
     assert!(device.races().is_empty(), "{:#?}", device.races());
 }
 
