@@ -23,12 +23,19 @@ fn write_table(
     out: &mut dyn Write,
 ) -> Result<()> {
     let head = Style::new().bold();
+    let exercises = &course.manifest.exercises;
+    // Each column as wide as its widest entry, so long titles stay aligned.
+    let width = |of: &dyn Fn(&crate::manifest::Exercise) -> usize, header: &str| {
+        exercises.iter().map(of).chain([header.len()]).max().unwrap_or(0)
+    };
+    let title_w = width(&|e| e.title.chars().count(), "title");
+    let chapter_w = width(&|e| e.chapter.chars().count(), "chapter");
     let columns = format!(
-        "{:<5} {:<44} {:<30} {:<10} {:<4} status",
+        "{:<5} {:<title_w$} {:<chapter_w$} {:<10} {:<4} status",
         "id", "title", "chapter", "difficulty", "gpu"
     );
     writeln!(out, "{head}{columns}{head:#}")?;
-    for e in &course.manifest.exercises {
+    for e in exercises {
         let status = statuses.get(&e.id).copied().unwrap_or(Status::NotStarted);
         let style = match status {
             Status::Passed => AnsiColor::Green.on_default(),
@@ -39,7 +46,7 @@ fn write_table(
         let gpu = if e.gpu { "yes" } else { "-" };
         writeln!(
             out,
-            "{:<5} {:<44} {:<30} {:<10} {gpu:<4} {style}{}{style:#}",
+            "{:<5} {:<title_w$} {:<chapter_w$} {:<10} {gpu:<4} {style}{}{style:#}",
             e.id,
             e.title,
             e.chapter,
