@@ -26,7 +26,12 @@ fn write_table(
     let exercises = &course.manifest.exercises;
     // Each column as wide as its widest entry, so long titles stay aligned.
     let width = |of: &dyn Fn(&crate::manifest::Exercise) -> usize, header: &str| {
-        exercises.iter().map(of).chain([header.len()]).max().unwrap_or(0)
+        exercises
+            .iter()
+            .map(of)
+            .chain([header.len()])
+            .max()
+            .unwrap_or(0)
     };
     let title_w = width(&|e| e.title.chars().count(), "title");
     let chapter_w = width(&|e| e.chapter.chars().count(), "chapter");

@@ -4,6 +4,10 @@
 //! plans have the argument types and geometry of the CUDA signatures. With a
 //! GPU (ignored by default: run with `--ignored`), smoke tests drive every
 //! [`Exec`] call once.
+//!
+//! The file is a little over 400 lines because it is one list: a launch-plan
+//! test per kernel and a smoke test per `Exec` call, read side by side with
+//! `launch.rs` and the trait.
 
 use super::launch::{Arg, BLOCK, Plan, plan};
 use super::{open, probe, setup};
