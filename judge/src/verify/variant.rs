@@ -243,9 +243,8 @@ mod tests {
 
     #[test]
     fn a_patch_variant_keeps_the_diff_after_its_header() {
-        let dir = std::env::temp_dir().join(format!("judge-patch-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("p.patch");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.patch");
         let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-//! a\n+//! b\n";
         std::fs::write(
             &path,
@@ -257,6 +256,24 @@ mod tests {
             (variant.name.as_str(), variant.patch.as_deref()),
             ("p", Some(diff))
         );
-        assert_eq!(variant_with("").unwrap().patch, None);
+        let whole = dir.path().join("w.rs");
+        std::fs::write(
+            &whole,
+            "//! mistake: m\n//! fails: a\n//! says: s\npub fn f() {}\n",
+        )
+        .unwrap();
+        assert_eq!(parse(&whole).unwrap().patch, None);
+    }
+
+    #[test]
+    fn two_variants_of_one_name_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let header = "//! mistake: m\n//! fails: a\n//! says: s\n";
+        std::fs::write(dir.join("twin.rs"), format!("{header}pub fn f() {{}}\n")).unwrap();
+        assert_eq!(load_all(dir).unwrap().len(), 1);
+        std::fs::write(dir.join("twin.patch"), header).unwrap();
+        let err = load_all(dir).unwrap_err().to_string();
+        assert!(err.contains("have one name; keep one of them"), "{err}");
     }
 }

@@ -183,27 +183,15 @@ const STALE: &str = "the variant `subtracts` no longer applies to `solutions/902
 #[test]
 fn a_patch_variant_is_applied_to_the_solution_and_caught() {
     let course = course_with_a_patch();
-    let out = course.judge(&["verify", "902"]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(
-        out.stdout.contains(&format!("✓ {CAUGHT}")),
-        "{}",
-        out.stdout
-    );
+    verify_902(&course, &[], &[], 0, "✓");
 }
 
 #[test]
 fn a_patch_that_no_longer_applies_is_reported() {
     let course = course_with_a_patch();
     change_the_patched_lines(&course);
-    let out = course.judge(&["verify", "902"]);
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
-    assert!(
-        out.stdout.contains(&format!("✗ {CAUGHT}")),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains(STALE), "{}", out.stdout);
+    let stdout = verify_902(&course, &[], &[], 1, "✗");
+    assert!(stdout.contains(STALE), "{stdout}");
 }
 
 #[test]
@@ -217,13 +205,7 @@ fn a_patch_variant_is_built_into_a_harness_that_verify_runs_without_cargo() {
         "built"
     );
     let no_cargo = [("CARGO", Path::new("/nonexistent/cargo"))];
-    let out = course.judge_with(&["verify", "902", "--prebuilt", arg(&bin)], &no_cargo);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(
-        out.stdout.contains(&format!("✓ {CAUGHT}")),
-        "{}",
-        out.stdout
-    );
+    verify_902(&course, &["--prebuilt", arg(&bin)], &no_cargo, 0, "✓");
 
     change_the_patched_lines(&course);
     let out = course.judge(&["build", "--out", arg(&bin)]);
@@ -234,6 +216,22 @@ fn a_patch_variant_is_built_into_a_harness_that_verify_runs_without_cargo() {
         "missing"
     );
     assert!(!bin.join("harness-902-variant-subtracts").exists());
+}
+
+/// Runs `judge verify 902 ARGS…` with `env`, checks its exit code and the
+/// mark (`✓` or `✗`) of the line of the variant, and returns its stdout.
+fn verify_902(
+    course: &Course,
+    args: &[&str],
+    env: &[(&str, &Path)],
+    code: i32,
+    mark: &str,
+) -> String {
+    let out = course.judge_with(&[&["verify", "902"], args].concat(), env);
+    assert_eq!(out.code, code, "{}{}", out.stdout, out.stderr);
+    let line = format!("{mark} {CAUGHT}");
+    assert!(out.stdout.contains(&line), "{}", out.stdout);
+    out.stdout
 }
 
 /// The status `index.json` in `bin` gives the harness `name`.
