@@ -276,4 +276,18 @@ mod tests {
         let err = load_all(dir).unwrap_err().to_string();
         assert!(err.contains("have one name; keep one of them"), "{err}");
     }
+
+    #[test]
+    fn diff_u_and_git_diff_output_both_apply() {
+        let solution = "//! The reference.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+        let hunk = "@@ -1,4 +1,4 @@\n //! The reference.\n pub fn add(a: i32, b: i32) -> i32 {\n-    a + b\n+    a - b\n }\n";
+        let diff_u = "--- /tmp/a.rs\t2026-11-29 18:12:02.588236869 +0000\n+++ /tmp/b.rs\t2026-11-29 18:12:02.591556488 +0000\n";
+        let git = "diff --git a/src/lib.rs b/src/lib.rs\nindex 8def346..92fbb83 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n";
+        for header in [diff_u, git] {
+            let text = format!("{header}{hunk}");
+            let patch = diffy::Patch::from_str(&text).unwrap();
+            let applied = diffy::apply(solution, &patch).unwrap();
+            assert_eq!(applied, solution.replace("a + b", "a - b"), "{header}");
+        }
+    }
 }
