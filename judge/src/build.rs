@@ -3,14 +3,17 @@
 //!
 //! For every exercise of the manifest it builds the harness of the exercise
 //! crate (`harness-ID-exercise`), of the solution (`harness-ID-solution`)
-//! and of each known-wrong variant (`judge/variants/ID/NAME.rs` in place of
-//! the solution's file it replaces: `harness-ID-variant-NAME`), and copies each
+//! and of each known-wrong variant (`judge/variants/ID/NAME.patch` applied to
+//! the solution, or `NAME.rs` in place of the solution's file it replaces:
+//! `harness-ID-variant-NAME`), and copies each
 //! to `DIR/NAME`, where `judge run --prebuilt DIR` looks. With `--submission`
 //! or `--class` (and `--shard`) it also builds each submission's harnesses
 //! from the same scratch copies `judge grade` makes, into
 //! `DIR/SUBMISSION/harness-ID-submission`, for `judge grade --prebuilt DIR`.
 //!
-//! A crate that does not compile is recorded, not fatal. `DIR/index.json`,
+//! A crate that does not compile is recorded, not fatal; so is a variant
+//! whose patch no longer applies to the solution (`missing`, with the hunk
+//! to regenerate in its log, and named on stderr). `DIR/index.json`,
 //! rewritten after each build, lists every harness:
 //!
 //! ```text
@@ -34,7 +37,7 @@ use crate::grade::plan::{self, Submission};
 use crate::grade::{Prepared, ROLE, prepare};
 use crate::harness::{self, Built, Spec};
 use crate::manifest::Exercise;
-use crate::verify::variant;
+use crate::verify::variant::{self, Materialized};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
@@ -50,7 +53,7 @@ pub(crate) enum Status {
     CompileError,
     /// The submission has no crate for the exercise.
     NotStarted,
-    /// The course has no such crate.
+    /// The course has no such crate, or a variant's patch no longer applies.
     Missing,
 }
 
@@ -235,7 +238,13 @@ fn course_harnesses(course: &Course, exercise: &Exercise, out: &Path) -> Result<
     for variant in variant::load_all(&course.variants_dir(exercise))? {
         let role = format!("variant-{}", variant.name);
         let krate = if solution.is_dir() {
-            variant.materialize(course, exercise)?
+            match variant.materialize(course, exercise)? {
+                Materialized::Crate(krate) => krate,
+                Materialized::Stale(why) => {
+                    entries.push(missing(exercise, &role, why, out));
+                    continue;
+                }
+            }
         } else {
             solution.clone() // recorded as missing
         };
@@ -253,15 +262,22 @@ fn course_harness(
     out: &Path,
 ) -> Result<Entry> {
     if !krate.join("Cargo.toml").is_file() {
-        let name = format!("harness-{}-{role}", exercise.id);
-        let mut entry = Entry::new(name, exercise, role, None, Status::Missing);
         let why = format!("the course has no crate `{}`", krate.display());
-        eprintln!("skipped `{}`: {why}", entry.name);
-        entry.log = Some(why);
-        return Ok(entry);
+        return Ok(missing(exercise, role, why, out));
     }
     let spec = Spec::new(course, exercise, krate, role)?;
     build_one(course, &spec, exercise, role, out, None)
+}
+
+/// The entry of a course harness that cannot be built, and why, said on
+/// stderr; a binary left in `out` by an earlier build goes.
+fn missing(exercise: &Exercise, role: &str, why: String, out: &Path) -> Entry {
+    let name = format!("harness-{}-{role}", exercise.id);
+    let _ = std::fs::remove_file(out.join(&name));
+    let mut entry = Entry::new(name, exercise, role, None, Status::Missing);
+    eprintln!("skipped `{}`: {why}", entry.name);
+    entry.log = Some(why);
+    entry
 }
 
 /// Builds one exercise of a submission into `out/NAME/`.

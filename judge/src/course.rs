@@ -64,7 +64,7 @@ impl Course {
         }
     }
 
-    /// The known-wrong variants of `exercise`: one `lib.rs` per mistake.
+    /// The known-wrong variants of `exercise`: one patch (or whole file) per mistake.
     pub(crate) fn variants_dir(&self, exercise: &Exercise) -> PathBuf {
         self.root
             .join("judge/variants")

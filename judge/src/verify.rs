@@ -2,9 +2,10 @@
 //!
 //! The course is in order when the manifest and the folders agree, every
 //! solution passes every check, every untouched starter fails, and every
-//! known-wrong variant (a file under `judge/variants/ID/` replacing the
-//! solution's `src/lib.rs`, one per mistake a learner makes) fails the checks
-//! it names with the diagnosis it names.
+//! known-wrong variant (a small edit of the solution under
+//! `judge/variants/ID/`, one per mistake a learner makes: see [`variant`])
+//! applies to the solution and fails the checks it names with the diagnosis
+//! it names.
 
 mod layout;
 pub(crate) mod variant;
@@ -19,7 +20,7 @@ use anstyle::{AnsiColor, Style};
 use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
-use variant::Variant;
+use variant::{Materialized, Variant};
 
 /// One finding of the gate: a passed item or a problem.
 struct Finding {
@@ -124,7 +125,20 @@ fn check_variant(
     variant: &Variant,
     run: &Options,
 ) -> Result<Finding> {
-    let krate = variant.materialize(course, exercise)?;
+    let what = format!(
+        "{}: the variant `{}` ({}) is caught",
+        exercise.id, variant.name, variant.mistake
+    );
+    let krate = match variant.materialize(course, exercise)? {
+        Materialized::Crate(krate) => krate,
+        Materialized::Stale(why) => {
+            return Ok(Finding {
+                ok: false,
+                what,
+                why: Some(why),
+            });
+        }
+    };
     let report = judge_crate(
         course,
         exercise,
@@ -135,10 +149,7 @@ fn check_variant(
     let verdict = variant.judge(&report);
     Ok(Finding {
         ok: verdict.is_ok(),
-        what: format!(
-            "{}: the variant `{}` ({}) is caught",
-            exercise.id, variant.name, variant.mistake
-        ),
+        what,
         why: verdict.err(),
     })
 }

@@ -1,15 +1,33 @@
 //! Known-wrong variants: one file per mistake a learner makes.
 //!
-//! A variant is a complete source file that replaces the solution's
-//! `src/lib.rs`, or the file its `replaces:` line names. Its first lines say
-//! what it gets wrong and how the checks must react:
+//! A variant is a small edit of one of the solution's files: `src/lib.rs`,
+//! or the file its `replaces:` line names. `NAME.patch` holds the edit as a
+//! unified diff of that file (what `diff -u` or `git diff` writes), which is
+//! applied to the solution as it is now; `NAME.rs` is instead the whole file,
+//! for a mistake that reads better written out. Its first lines say what it
+//! gets wrong and how the checks must react:
 //!
 //! ```text
 //! //! mistake: copies the tokens into a Vec in the hot loop
 //! //! fails: overlap_efficiency, no_blocking_call_in_steady_state
 //! //! says: pageable
-//! //! replaces: src/lib.rs
+//! //! replaces: src/sampler.rs
+//! --- a/src/sampler.rs
+//! +++ b/src/sampler.rs
+//! @@ -90,7 +90,7 @@
+//!          let slot = self.processed % 2;
+//!          self.copied[slot].synchronize()?;
+//! -        let tokens = self.host_tokens[slot].to_vec();
+//! +        let tokens = self.stream.to_vec(&self.tokens[slot])?;
+//!          let flags = self.host_flags[slot].to_vec();
 //! ```
+//!
+//! To write one, copy the solution's file, make the mistake in the copy, and
+//! append the diff to the header lines:
+//! `diff -u --label a/src/sampler.rs --label b/src/sampler.rs solutions/ID-NAME/src/sampler.rs copy.rs >> NAME.patch`.
+//! A hunk finds its place by its context lines, so the solution may change
+//! elsewhere; when a change touches those lines the patch no longer applies,
+//! and `judge verify` and `judge build` say which hunk to regenerate.
 //!
 //! It is caught when every check named by `fails` fails, and the failure
 //! text of at least one of them contains `says` (the diagnosis).
@@ -36,6 +54,17 @@ pub(crate) struct Variant {
     pub(super) says: String,
     /// The solution's file it replaces, relative to the crate (`src/lib.rs`).
     pub(super) replaces: String,
+    /// The unified diff after the header lines, for a `.patch` variant.
+    patch: Option<String>,
+}
+
+/// The crate of a variant, or why it cannot be made.
+#[derive(Debug)]
+pub(crate) enum Materialized {
+    /// A scratch copy of the solution crate with the variant in place.
+    Crate(PathBuf),
+    /// The variant's patch does not apply to the solution: why, and what to do.
+    Stale(String),
 }
 
 /// Every variant in `dir` (none if the folder does not exist), by name.
@@ -45,24 +74,33 @@ pub(crate) fn load_all(dir: &Path) -> Result<Vec<Variant>> {
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .filter(|p| p.extension().is_some_and(|x| x == "rs" || x == "patch"))
         .collect();
     paths.sort();
-    paths.iter().map(|p| parse(p)).collect()
+    let variants: Vec<Variant> = paths.iter().map(|p| parse(p)).collect::<Result<_>>()?;
+    for pair in variants.windows(2) {
+        if pair[0].name == pair[1].name {
+            bail!(
+                "the variants `{}` and `{}` have one name; keep one of them",
+                pair[0].path.display(),
+                pair[1].path.display()
+            );
+        }
+    }
+    Ok(variants)
 }
 
 fn parse(path: &Path) -> Result<Variant> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the variant `{}`", path.display()))?;
+    let header: Vec<&str> = text.lines().take_while(|l| l.starts_with("//!")).collect();
     let field = |key: &str| {
-        text.lines()
-            .take_while(|l| l.starts_with("//!"))
-            .find_map(|l| {
-                l.trim_start_matches("//!")
-                    .trim()
-                    .strip_prefix(key)
-                    .map(|v| v.trim().to_string())
-            })
+        header.iter().find_map(|l| {
+            l.trim_start_matches("//!")
+                .trim()
+                .strip_prefix(key)
+                .map(|v| v.trim().to_string())
+        })
     };
     let (Some(mistake), Some(fails), Some(says)) =
         (field("mistake:"), field("fails:"), field("says:"))
@@ -90,6 +128,10 @@ fn parse(path: &Path) -> Result<Variant> {
             path.display()
         );
     }
+    let patch = path
+        .extension()
+        .is_some_and(|x| x == "patch")
+        .then(|| text.split_inclusive('\n').skip(header.len()).collect());
     Ok(Variant {
         name: path
             .file_stem()
@@ -100,22 +142,53 @@ fn parse(path: &Path) -> Result<Variant> {
         fails,
         says,
         replaces,
+        patch,
     })
 }
 
 impl Variant {
     /// A scratch copy of the solution crate with this variant in place of
-    /// the file it replaces.
-    pub(crate) fn materialize(&self, course: &Course, exercise: &Exercise) -> Result<PathBuf> {
+    /// the file it replaces, or why its patch does not apply.
+    pub(crate) fn materialize(&self, course: &Course, exercise: &Exercise) -> Result<Materialized> {
+        let solution = course.solution_dir(exercise);
+        let source = match &self.patch {
+            None => std::fs::read(&self.path)
+                .with_context(|| format!("cannot read the variant `{}`", self.path.display()))?,
+            Some(patch) => match self.apply(patch, course, &solution) {
+                Ok(text) => text.into_bytes(),
+                Err(why) => return Ok(Materialized::Stale(why)),
+            },
+        };
         let course_hash = scratch::paths_hash(&[&course.root]);
         let dir = scratch::folder(course, "variants")?
             .join(format!("{}-{course_hash:08x}", exercise.dir_name()))
             .join(&self.name);
-        let solution = course.solution_dir(exercise);
         scratch::copy_crate(&solution, &dir, &solution)?;
-        std::fs::copy(&self.path, dir.join(&self.replaces))
-            .with_context(|| format!("cannot copy the variant `{}`", self.path.display()))?;
-        Ok(dir)
+        let target = dir.join(&self.replaces);
+        std::fs::write(&target, source)
+            .with_context(|| format!("cannot write the variant to `{}`", target.display()))?;
+        Ok(Materialized::Crate(dir))
+    }
+
+    /// The solution's file with `patch` applied, or why it does not apply.
+    fn apply(&self, patch: &str, course: &Course, solution: &Path) -> Result<String, String> {
+        let file = solution.join(&self.replaces);
+        let shown = file.strip_prefix(&course.root).unwrap_or(&file).display();
+        let name = &self.name;
+        let patch = diffy::Patch::from_str(patch).map_err(|e| {
+            format!("the variant `{name}` is not a unified diff of `{shown}` ({e}); regenerate it with `diff -u`")
+        })?;
+        let original = std::fs::read_to_string(&file).map_err(|_| {
+            format!("the variant `{name}` patches `{shown}`, which cannot be read; name the file it changes in `//! replaces:`")
+        })?;
+        diffy::apply(&original, &patch).map_err(|e| {
+            let hunk = e.to_string();
+            let hunk = match hunk.rsplit_once('#') {
+                Some((_, n)) => format!("hunk {n} does not match"),
+                None => hunk,
+            };
+            format!("the variant `{name}` no longer applies to `{shown}`: {hunk}; regenerate it with `diff -u`")
+        })
     }
 
     /// Whether `report` catches the variant, or why not.
@@ -166,5 +239,55 @@ mod tests {
         );
         assert!(variant_with("//! replaces: Cargo.toml").is_err());
         assert!(variant_with("//! replaces: src/../Cargo.toml").is_err());
+    }
+
+    #[test]
+    fn a_patch_variant_keeps_the_diff_after_its_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.patch");
+        let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-//! a\n+//! b\n";
+        std::fs::write(
+            &path,
+            format!("//! mistake: m\n//! fails: a\n//! says: s\n{diff}"),
+        )
+        .unwrap();
+        let variant = parse(&path).unwrap();
+        assert_eq!(
+            (variant.name.as_str(), variant.patch.as_deref()),
+            ("p", Some(diff))
+        );
+        let whole = dir.path().join("w.rs");
+        std::fs::write(
+            &whole,
+            "//! mistake: m\n//! fails: a\n//! says: s\npub fn f() {}\n",
+        )
+        .unwrap();
+        assert_eq!(parse(&whole).unwrap().patch, None);
+    }
+
+    #[test]
+    fn two_variants_of_one_name_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let header = "//! mistake: m\n//! fails: a\n//! says: s\n";
+        std::fs::write(dir.join("twin.rs"), format!("{header}pub fn f() {{}}\n")).unwrap();
+        assert_eq!(load_all(dir).unwrap().len(), 1);
+        std::fs::write(dir.join("twin.patch"), header).unwrap();
+        let err = load_all(dir).unwrap_err().to_string();
+        assert!(err.contains("have one name; keep one of them"), "{err}");
+    }
+
+    #[test]
+    fn diff_u_and_git_diff_output_both_apply() {
+        let solution = "//! The reference.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+        let hunk = "@@ -1,4 +1,4 @@\n //! The reference.\n pub fn add(a: i32, b: i32) -> i32 {\n-    a + b\n+    a - b\n }\n";
+        let diff_u = "--- /tmp/a.rs\t2026-11-29 18:12:02.588236869 +0000\n+++ /tmp/b.rs\t2026-11-29 18:12:02.591556488 +0000\n";
+        let git = "diff --git a/src/lib.rs b/src/lib.rs\nindex 8def346..92fbb83 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n";
+        for header in [diff_u, git] {
+            let text = format!("{header}{hunk}");
+            let patch = diffy::Patch::from_str(&text).unwrap();
+            let applied = diffy::apply(solution, &patch).unwrap();
+            assert_eq!(applied, solution.replace("a + b", "a - b"), "{header}");
+        }
     }
 }

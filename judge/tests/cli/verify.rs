@@ -1,7 +1,9 @@
 //! `judge verify`: the author gate on a small, proper course.
 
-use crate::support::Course;
+use crate::formats::read_json;
+use crate::support::{Course, arg};
 use std::fs;
+use std::path::Path;
 
 /// The fixture course cut down to a proper course: exercises 902 (a wrong
 /// starter) and 904 (a `todo!()` starter), each with a statement, and a
@@ -140,4 +142,106 @@ fn named_exercises_are_the_only_ones_run() {
     let out = course.judge(&["verify", "999"]);
     assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("`999`"), "{}", out.stderr);
+}
+
+/// `subtracts` as a patch of 902's solution instead of a whole file.
+const SUBTRACTS_PATCH: &str = "//! mistake: subtracts instead of adding
+//! fails: adds_small_numbers, adds_zero
+//! says: got:      -1
+--- a/src/lib.rs
++++ b/src/lib.rs
+@@ -1,5 +1,5 @@
+ //! The reference.
+ /// Adds.
+ pub fn add(a: i32, b: i32) -> i32 {
+-    a + b
++    a - b
+ }
+";
+
+/// [`proper_course`] with its variant written as a patch.
+fn course_with_a_patch() -> Course {
+    let course = proper_course("got:      -1");
+    let variants = course.root.join("judge/variants/902");
+    fs::remove_file(variants.join("subtracts.rs")).unwrap();
+    fs::write(variants.join("subtracts.patch"), SUBTRACTS_PATCH).unwrap();
+    course
+}
+
+/// Rewrites 902's solution so that the patch's context no longer matches.
+fn change_the_patched_lines(course: &Course) {
+    fs::write(
+        course.root.join("solutions/902-wrong-answer/src/lib.rs"),
+        "//! The reference.\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    b + a\n}\n",
+    )
+    .unwrap();
+}
+
+const CAUGHT: &str = "902: the variant `subtracts` (subtracts instead of adding) is caught";
+const STALE: &str = "the variant `subtracts` no longer applies to `solutions/902-wrong-answer/src/lib.rs`: hunk 1 does not match; regenerate it with `diff -u`";
+
+#[test]
+fn a_patch_variant_is_applied_to_the_solution_and_caught() {
+    let course = course_with_a_patch();
+    verify_902(&course, &[], &[], 0, "✓");
+}
+
+#[test]
+fn a_patch_that_no_longer_applies_is_reported() {
+    let course = course_with_a_patch();
+    change_the_patched_lines(&course);
+    let stdout = verify_902(&course, &[], &[], 1, "✗");
+    assert!(stdout.contains(STALE), "{stdout}");
+}
+
+#[test]
+fn a_patch_variant_is_built_into_a_harness_that_verify_runs_without_cargo() {
+    let course = course_with_a_patch();
+    let bin = course.root.join("bin");
+    let out = course.judge(&["build", "--out", arg(&bin)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        harness_status(&bin, "harness-902-variant-subtracts"),
+        "built"
+    );
+    let no_cargo = [("CARGO", Path::new("/nonexistent/cargo"))];
+    verify_902(&course, &["--prebuilt", arg(&bin)], &no_cargo, 0, "✓");
+
+    change_the_patched_lines(&course);
+    let out = course.judge(&["build", "--out", arg(&bin)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains(STALE), "{}", out.stderr);
+    assert_eq!(
+        harness_status(&bin, "harness-902-variant-subtracts"),
+        "missing"
+    );
+    assert!(!bin.join("harness-902-variant-subtracts").exists());
+}
+
+/// Runs `judge verify 902 ARGS…` with `env`, checks its exit code and the
+/// mark (`✓` or `✗`) of the line of the variant, and returns its stdout.
+fn verify_902(
+    course: &Course,
+    args: &[&str],
+    env: &[(&str, &Path)],
+    code: i32,
+    mark: &str,
+) -> String {
+    let out = course.judge_with(&[&["verify", "902"], args].concat(), env);
+    assert_eq!(out.code, code, "{}{}", out.stdout, out.stderr);
+    let line = format!("{mark} {CAUGHT}");
+    assert!(out.stdout.contains(&line), "{}", out.stdout);
+    out.stdout
+}
+
+/// The status `index.json` in `bin` gives the harness `name`.
+fn harness_status(bin: &Path, name: &str) -> String {
+    let index = read_json(&bin.join("index.json"));
+    let entry = index["harnesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == name)
+        .unwrap_or_else(|| panic!("`{name}` is in the index: {index}"));
+    entry["status"].as_str().unwrap().to_string()
 }
