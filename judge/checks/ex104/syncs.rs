@@ -21,7 +21,7 @@ fn traced_run(ctx: &Ctx, name: &str) -> Result<(Trace, Vec<u64>), Failure> {
 }
 
 pub(super) fn one_wait_per_log_window(ctx: &Ctx) -> Result<(), Failure> {
-    let (trace, marks) = traced_run(ctx, "syncs")?;
+    let (trace, marks) = traced_run(ctx, "timeline")?;
     let calls = report::blocking_calls(&trace, &marks, STEADY_FROM);
     let Some((what, call)) = report::problem(&calls, STEADY_FROM, STEPS, LOG_EVERY) else {
         return Ok(());
