@@ -138,6 +138,9 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) options: RunOptions,
     /// Write your timeline (from the checks that draw one) to this SVG file.
+    ///
+    /// On a real GPU, the GPU lanes come from timing every operation with
+    /// events, a few microseconds of CPU per call.
     #[arg(long, value_name = "FILE.svg")]
     pub(crate) timeline: Option<PathBuf>,
     /// Write your trace (Chrome trace JSON, opens in Perfetto) to this file.
