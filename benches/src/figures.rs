@@ -1,6 +1,6 @@
 //! The chapters' figures, each drawn from the code it illustrates, so that
 //! no picture can drift from what the code does: the allocator's segments and
-//! blocks from the reference allocator's snapshots ([`allocator`]), and
+//! blocks from the reference allocator's snapshots (`allocator`), and
 //! timelines from the virtual GPU's traces (`streams`, `hidden_syncs`,
 //! `overlap`, `graphs`). `cargo test` redraws every one and fails when a
 //! committed SVG differs, and
