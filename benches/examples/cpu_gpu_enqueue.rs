@@ -5,19 +5,12 @@
 //! cargo run --release -p workbook-benches --example cpu_gpu_enqueue
 //! ```
 
-use gpu::{Backend, Device, Result};
+use gpu::Result;
 use std::time::Duration;
-use workbook_benches::{cpu_gpu, duration_text as t, header};
+use workbook_benches::{cpu_gpu, duration_text as t, open_example};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example cpu_gpu_enqueue"
-        )
-    );
+    let device = open_example("cpu_gpu_enqueue")?;
     let stream = device.new_stream()?;
     cpu_gpu::enqueue(&device, &stream, Duration::from_micros(10), 3)?; // warm-up
     let e = cpu_gpu::enqueue(&device, &stream, Duration::from_millis(5), 10)?;

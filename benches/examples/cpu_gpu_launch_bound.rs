@@ -6,19 +6,12 @@
 //! cargo run --release -p workbook-benches --example cpu_gpu_launch_bound
 //! ```
 
-use gpu::{Backend, Device, Result};
+use gpu::Result;
 use std::time::Duration;
-use workbook_benches::{cpu_gpu, duration_text as t, header};
+use workbook_benches::{cpu_gpu, duration_text as t, open_example};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example cpu_gpu_launch_bound"
-        )
-    );
+    let device = open_example("cpu_gpu_launch_bound")?;
     let stream = device.new_stream()?;
     cpu_gpu::pipeline(&device, &stream, Duration::ZERO, 20)?; // warm-up
     println!("\n200 kernels of each size:");

@@ -5,19 +5,12 @@
 //! cargo run --release -p workbook-benches --example cpu_gpu_timing
 //! ```
 
-use gpu::{Backend, Device, Result};
+use gpu::Result;
 use std::time::Duration;
-use workbook_benches::{cpu_gpu, duration_text as t, header};
+use workbook_benches::{cpu_gpu, duration_text as t, open_example};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example cpu_gpu_timing"
-        )
-    );
+    let device = open_example("cpu_gpu_timing")?;
     let stream = device.new_stream()?;
     let first = cpu_gpu::first_launches(&device, &stream)?;
     let timings = cpu_gpu::timing(&device, &stream, Duration::from_millis(2), 10)?;

@@ -6,20 +6,13 @@
 //! cargo run --release -p workbook-benches --example sampling_overlap
 //! ```
 
-use gpu::{Backend, Device, Result};
+use gpu::Result;
 use std::time::Duration;
 use workbook_benches::sampling::{Loop, run, steady_step_ns};
-use workbook_benches::{duration_text as t, header};
+use workbook_benches::{duration_text as t, open_example};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example sampling_overlap"
-        )
-    );
+    let device = open_example("sampling_overlap")?;
     let us = Duration::from_micros;
     run(&device, Loop::Overlapped, us(100), us(100), 6)?; // warm-up
     println!("\n8 requests, 24 tokens each; steady-state step time:");

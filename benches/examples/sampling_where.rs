@@ -6,20 +6,13 @@
 //! cargo run --release -p workbook-benches --example sampling_where
 //! ```
 
-use gpu::{Backend, Device, Result};
+use gpu::Result;
 use std::time::Duration;
 use workbook_benches::sampling::where_to_sample;
-use workbook_benches::{duration_text as t, header};
+use workbook_benches::{duration_text as t, open_example};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example sampling_where"
-        )
-    );
+    let device = open_example("sampling_where")?;
     let forward = Duration::from_millis(2);
     where_to_sample(&device, 64, 32_000, forward, 2)?; // warm-up
     let w = where_to_sample(&device, 64, 32_000, forward, 10)?;

@@ -6,18 +6,11 @@
 //! cargo run --release -p workbook-benches --example streams_copy_overlap
 //! ```
 
-use gpu::{Backend, Device, Result};
-use workbook_benches::{duration_text as t, header, streams};
+use gpu::Result;
+use workbook_benches::{duration_text as t, open_example, streams};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example streams_copy_overlap"
-        )
-    );
+    let device = open_example("streams_copy_overlap")?;
     streams::overlap(&device, 2)?; // warm-up
     let o = streams::overlap(&device, 8)?;
     let ok = o.sums.iter().all(|&s| s == streams::CHUNK as f32);

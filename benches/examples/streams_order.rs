@@ -5,18 +5,11 @@
 //! cargo run --release -p workbook-benches --example streams_order
 //! ```
 
-use gpu::{Backend, Device, Result};
-use workbook_benches::{header, streams};
+use gpu::Result;
+use workbook_benches::{open_example, streams};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example streams_order"
-        )
-    );
+    let device = open_example("streams_order")?;
     let o = streams::order(&device)?;
     println!("\nsum of x after fill(x, 2.0) behind a 5 ms spin on stream a (expected 2048):");
     println!("  read on stream a itself         {}", o.same_stream);

@@ -5,18 +5,11 @@
 //! cargo run --release -p workbook-benches --example streams_primitives
 //! ```
 
-use gpu::{Backend, Device, Result};
-use workbook_benches::{duration_text, header, streams};
+use gpu::Result;
+use workbook_benches::{duration_text, open_example, streams};
 
 fn main() -> Result<()> {
-    let device = Device::open(Backend::Auto)?;
-    print!(
-        "{}",
-        header(
-            &device,
-            "cargo run --release -p workbook-benches --example streams_primitives"
-        )
-    );
+    let device = open_example("streams_primitives")?;
     streams::primitives(&device)?; // warm-up
     println!("\nCPU time of each call (a: 10 ms, mid, 10 ms; b: 30 ms):");
     for p in streams::primitives(&device)? {

@@ -1,7 +1,7 @@
 //! The first lines of every measurement the book shows: what produced it,
 //! on which device, on which day.
 
-use gpu::Device;
+use gpu::{Backend, Device};
 
 /// The header of a measurement: the command that printed it, the device and
 /// its backend, and today's date, one `key: value` line each, so that a
@@ -13,4 +13,17 @@ pub fn header(device: &Device, command: &str) -> String {
         device.backend(),
         crate::today()
     )
+}
+
+/// The command that runs example `name` of this crate, in release mode.
+pub fn example_command(name: &str) -> String {
+    format!("cargo run --release -p workbook-benches --example {name}")
+}
+
+/// Opens the device example `name` measures (CUDA when a GPU is present,
+/// else the virtual GPU) and prints the header of its output.
+pub fn open_example(name: &str) -> gpu::Result<Device> {
+    let device = Device::open(Backend::Auto)?;
+    print!("{}", header(&device, &example_command(name)));
+    Ok(device)
 }

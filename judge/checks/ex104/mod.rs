@@ -18,42 +18,42 @@ mod workload;
 use judge_harness::{Check, Ctx, Failure};
 
 pub(crate) const CHECKS: &[Check] = &[
-    check(
+    Check::new(
         "outputs_and_logs_match_the_reference",
         "every request's output and every log line are the starter's, with no race",
         "hidden-syncs.md#why-a-sync-exists",
         20,
         outputs::outputs_and_logs_match_the_reference,
     ),
-    check(
+    Check::new(
         "one_wait_per_log_window",
         "in the steady state, exactly one call that can block per log window, at its last step, and none elsewhere",
         "hidden-syncs.md#finding-hidden-syncs",
         25,
         syncs::one_wait_per_log_window,
     ),
-    check(
+    Check::new(
         "launch_shapes_are_fixed",
         "every steady-state step launches its kernels with the same shapes",
         "hidden-syncs.md#data-dependent-shapes-and-control-flow",
         10,
         syncs::launch_shapes_are_fixed,
     ),
-    check(
+    Check::new(
         "a_step_returns_before_the_gate",
         "a step queued behind a 50 ms spin on both streams returns in well under 25 ms",
         "hidden-syncs.md#finding-hidden-syncs",
         15,
         timing::a_step_returns_before_the_gate,
     ),
-    check(
+    Check::new(
         "step_time_reaches_the_gpu_bound_limit",
         "a steady-state step takes at most 10% more than the decoder step alone, measured in the same run",
         "hidden-syncs.md#where-to-put-the-sync-points",
         15,
         timing::step_time_reaches_the_gpu_bound_limit,
     ),
-    check(
+    Check::new(
         "reported_step_times_match_events",
         "the median step time the server reports is within 10% of the judge's event timing",
         "hidden-syncs.md#timing-gpu-work",
@@ -61,19 +61,3 @@ pub(crate) const CHECKS: &[Check] = &[
         timing::reported_step_times_match_events,
     ),
 ];
-
-const fn check(
-    name: &'static str,
-    title: &'static str,
-    section: &'static str,
-    points: u32,
-    run: fn(&Ctx) -> Result<(), Failure>,
-) -> Check {
-    Check {
-        name,
-        title,
-        section,
-        points,
-        run,
-    }
-}

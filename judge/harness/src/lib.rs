@@ -37,6 +37,26 @@ pub struct Check {
     pub run: fn(&Ctx) -> Result<(), Failure>,
 }
 
+impl Check {
+    /// A check; a `const fn`, so that a suite lists its checks in a
+    /// `const CHECKS: &[Check]`.
+    pub const fn new(
+        name: &'static str,
+        title: &'static str,
+        section: &'static str,
+        points: u32,
+        run: fn(&Ctx) -> Result<(), Failure>,
+    ) -> Self {
+        Self {
+            name,
+            title,
+            section,
+            points,
+            run,
+        }
+    }
+}
+
 /// What a check may use: the backend to open devices on, and a folder for
 /// timelines and traces.
 #[derive(Debug)]
