@@ -11,14 +11,13 @@
 
 use gpu::{Backend, Device};
 use std::process::ExitCode;
+use workbook_benches::example_command;
 use workbook_benches::graphs::{Config, run};
-
-const COMMAND: &str = "cargo run --release -p workbook-benches --example graphs_replay";
 
 fn main() -> ExitCode {
     let report = Device::open(Backend::Auto)
         .map_err(Into::into)
-        .and_then(|device| run(&device, COMMAND, &Config::full()));
+        .and_then(|device| run(&device, &example_command("graphs_replay"), &Config::full()));
     match report {
         Ok(report) => {
             print!("{report}");

@@ -16,7 +16,6 @@ use gpu::{Backend, BackendKind, Device, DeviceOptions};
 use std::process::{Command, ExitCode};
 use workbook_benches::hidden_syncs;
 
-const COMMAND: &str = "cargo run --release -p workbook-benches --example hidden_syncs_implicit";
 const CHILD: &str = "--launch-blocking-child";
 
 fn main() -> ExitCode {
@@ -44,7 +43,13 @@ fn open() -> gpu::Result<Device> {
 
 fn parent() -> Result<(), Box<dyn std::error::Error>> {
     let device = open()?;
-    print!("{}", workbook_benches::header(&device, COMMAND));
+    print!(
+        "{}",
+        workbook_benches::header(
+            &device,
+            &workbook_benches::example_command("hidden_syncs_implicit")
+        )
+    );
     print!("{}", hidden_syncs::run(&device)?);
     let s = device.new_stream()?;
     hidden_syncs::launches(&s)?; // warm-up

@@ -17,10 +17,8 @@ fn main() -> ExitCode {
         ..DeviceOptions::default()
     });
     let text = device.and_then(|d| {
-        let header = workbook_benches::header(
-            &d,
-            "cargo run --release -p workbook-benches --example hidden_syncs_loop",
-        );
+        let command = workbook_benches::example_command("hidden_syncs_loop");
+        let header = workbook_benches::header(&d, &command);
         Ok(format!(
             "{header}\n{}",
             report(&d, &LoopConfig::exercise())?

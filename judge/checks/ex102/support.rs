@@ -119,12 +119,6 @@ impl<'t> Steps<'t> {
     }
 }
 
-/// The median of `values` (sorted here); 0 when empty.
-pub(super) fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(0.0)
-}
-
 /// Milliseconds, for messages.
 pub(super) fn ms(ns: f64) -> String {
     format!("{:.2} ms", ns / 1e6)

@@ -1,9 +1,9 @@
 //! Time: submitting a step never waits for the GPU (the gate), and a
 //! steady-state step costs about max(GPU, CPU), not their sum.
 
-use super::support::{CPU_STEP, Steps, describe, median, mixed_batch, ms, setup, steady_batch};
+use super::support::{CPU_STEP, Steps, describe, mixed_batch, ms, setup, steady_batch};
 use gpu::{BlockReason, Device, OpKind, Stream};
-use judge_harness::{Ctx, Failure};
+use judge_harness::{Ctx, Failure, median};
 use overlap_sampler::Sampler;
 use std::time::Duration;
 
@@ -70,7 +70,7 @@ fn gpu_step_ns(device: &Device, stream: &Stream, n: usize) -> Result<f64, Failur
         end.record(stream)?;
         times.push(f64::from(start.elapsed_ms(&end)?) * 1e6);
     }
-    Ok(median(times))
+    Ok(median(&times))
 }
 
 /// CPU time of `host_work(CPU_STEP)` on the device's clock (median of 3).
@@ -81,8 +81,8 @@ fn cpu_step_ns(device: &Device) -> f64 {
             device.host_work(CPU_STEP);
             (device.now() - start).as_nanos() as f64
         })
-        .collect();
-    median(times)
+        .collect::<Vec<_>>();
+    median(&times)
 }
 
 pub(super) fn overlap_efficiency(ctx: &Ctx) -> Result<(), Failure> {
@@ -106,7 +106,7 @@ pub(super) fn overlap_efficiency(ctx: &Ctx) -> Result<(), Failure> {
             format!("{} launches", steps.windows.len() + 1),
         ));
     }
-    let step = median(step_ns);
+    let step = median(&step_ns);
     let bound = gpu.max(cpu);
     let efficiency = bound / step;
     if efficiency >= 0.9 {
@@ -154,7 +154,7 @@ fn diagnose(steady: &[&[gpu::TraceEntry]], gpu: f64) -> (String, Option<gpu::Cal
         return (format!("each step waits in {}", describe(e)), Some(e.site));
     }
     let waits: Vec<&gpu::TraceEntry> = all.filter(|e| e.op == OpKind::EventSynchronize).collect();
-    let blocked = median(waits.iter().map(|e| e.cpu_ns() as f64).collect());
+    let blocked = median(&waits.iter().map(|e| e.cpu_ns() as f64).collect::<Vec<_>>());
     match waits.first() {
         Some(e) if blocked >= 0.8 * gpu => (
             format!(

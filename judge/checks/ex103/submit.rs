@@ -1,9 +1,9 @@
 //! The CPU's submit time per step: a graph launch against the eager stack,
 //! measured in the same run, medians after warm-up.
 
-use super::support::{batch_sizes, median, micros, runner};
+use super::support::{batch_sizes, micros, runner};
 use graph_buffers::{LAYERS, MAX_ROWS, Model, WIDTH};
-use judge_harness::{Ctx, Failure};
+use judge_harness::{Ctx, Failure, median};
 
 /// Steps timed each way (after the warm-up steps).
 const TIMED: usize = 40;
@@ -51,7 +51,7 @@ pub(super) fn submit_at_least_5x_less_than_eager(ctx: &Ctx) -> Result<(), Failur
         }
     }
     stream.synchronize()?;
-    let (eager, graph) = (median(&mut eager), median(&mut graph));
+    let (eager, graph) = (median(&eager), median(&graph));
     let ratio = eager / graph.max(1.0);
     if ratio >= MIN_RATIO {
         return Ok(());

@@ -85,12 +85,6 @@ pub(super) fn runner(stream: &gpu::Stream, model: &Model) -> Result<Runner, Fail
     })
 }
 
-/// The median of `values` (sorted in place).
-pub(super) fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
 /// `ns` for people: `3.9 us`, `250 us`.
 pub(super) fn micros(ns: f64) -> String {
     let us = ns / 1e3;

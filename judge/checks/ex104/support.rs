@@ -68,10 +68,3 @@ impl Bench {
             .map_err(|e| Failure::new("`finish` to succeed", e.to_string()))
     }
 }
-
-/// The median of `values` (the upper one of an even count).
-pub(super) fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
-}

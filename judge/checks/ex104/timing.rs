@@ -1,10 +1,10 @@
 //! The gate, the step time against the GPU-bound limit, and the reported
 //! step times against the judge's events.
 
-use super::support::{Bench, median};
+use super::support::Bench;
 use super::workload::{BATCH, LOG_EVERY, STEADY_FROM, STEPS};
 use gpu::Event;
-use judge_harness::{Ctx, Failure};
+use judge_harness::{Ctx, Failure, median};
 use std::time::Duration;
 
 /// The gate: long enough that a step that waits for it cannot be mistaken.

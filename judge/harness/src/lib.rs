@@ -148,6 +148,14 @@ impl From<gpu::GpuError> for Failure {
     }
 }
 
+/// The median of `values` (the upper one of an even count); 0 when empty.
+/// Checks judge timings by medians of one run, never by single samples.
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+}
+
 /// Fails with `expected`/`actual` unless `left == right`.
 pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(
     left: T,
@@ -161,5 +169,17 @@ pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(
             format!("{what}: {right:?}"),
             format!("{left:?}"),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn median_is_the_middle_sample_whatever_the_order() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 3.0);
+        assert_eq!(median(&[]), 0.0);
     }
 }
