@@ -1,6 +1,8 @@
-//! The command line: types only; `main` dispatches them to the verbs.
+//! The command line: types only; `main` dispatches them to the verbs in
+//! [`crate::cmd`].
 
-use crate::grade::Shard;
+use crate::grading::Format as GradeFormat;
+use crate::submission::{Shard, Whose};
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -95,13 +97,12 @@ pub(crate) enum BackendArg {
     Virtual,
 }
 
-impl BackendArg {
-    /// The name the harness understands.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Auto => "auto",
-            Self::Cuda => "cuda",
-            Self::Virtual => "virtual",
+impl From<BackendArg> for gpu::Backend {
+    fn from(arg: BackendArg) -> Self {
+        match arg {
+            BackendArg::Auto => Self::Auto,
+            BackendArg::Cuda => Self::Cuda,
+            BackendArg::Virtual => Self::Virtual,
         }
     }
 }
@@ -183,17 +184,18 @@ pub(crate) struct Submissions {
     pub(crate) shard: Option<Shard>,
 }
 
-/// How `grade` writes its results.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum GradeFormat {
-    /// The judge's own model: every check's outcome, points and output (default file `grade.json`).
-    #[default]
-    Json,
-    /// JUnit XML: a test suite per exercise, a test case per check (default file `grade.xml`).
-    Junit,
-    /// Gradescope's `results.json` (default `results.json`; with `--class`, a
-    /// folder, default `results/`, with one `NAME.json` per submission).
-    Gradescope,
+impl Submissions {
+    /// Whose work these options name.
+    pub(crate) fn whose(&self) -> Whose {
+        match (&self.submission, &self.class) {
+            (Some(dir), _) => Whose::One(dir.clone()),
+            (None, Some(dir)) => Whose::Class {
+                dir: dir.clone(),
+                shard: self.shard,
+            },
+            (None, None) => Whose::Nobody,
+        }
+    }
 }
 
 /// `judge grade`.

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 pub(crate) struct RunSpec {
     /// The harness binary.
     pub(crate) binary: PathBuf,
-    /// `auto`, `cuda` or `virtual`.
-    pub(crate) backend: String,
+    /// The backend the judge asks for.
+    pub(crate) backend: gpu::Backend,
     /// The whole suite's time limit.
     pub(crate) timeout: Duration,
     /// Where checks write timelines and traces.
@@ -115,7 +115,7 @@ fn attempt(
     let setup = Setup {
         nonce: nonce.clone(),
         results: results.clone(),
-        backend: spec.backend.clone(),
+        backend: format!("{:?}", spec.backend).to_lowercase(),
         only,
         artifacts: spec.artifacts.clone(),
     };

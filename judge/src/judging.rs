@@ -1,20 +1,24 @@
 //! Build, run, report: one crate of one exercise against the judge's checks.
-//! `run`, `verify` and `grade` all go through [`judge_crate`].
+//!
+//! [`judge_crate`] is the one entry point that judges a target and returns
+//! its report; `run`, `watch`, `verify` and `grade` all go through it.
 
+use crate::compile::{Built, Spec, build};
 use crate::course::Course;
 use crate::execute::{RunSpec, execute};
-use crate::harness::{Built, Spec, build};
 use crate::manifest::Exercise;
+use crate::prebuilt;
 use crate::report::{CheckReport, ExerciseReport, Stage};
-use anyhow::{Context, Result, bail};
+use crate::role::Role;
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How to judge a crate.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Options {
-    /// `auto`, `cuda` or `virtual`.
-    pub(crate) backend: String,
+    /// The backend the checks open their devices on.
+    pub(crate) backend: gpu::Backend,
     /// Prebuilt harnesses (from `judge build`) instead of building.
     pub(crate) prebuilt: Option<PathBuf>,
     /// Show a spinner while building.
@@ -29,12 +33,12 @@ pub(crate) fn judge_crate(
     course: &Course,
     exercise: &Exercise,
     crate_dir: &Path,
-    role: &str,
+    role: &Role,
     options: &Options,
 ) -> Result<ExerciseReport> {
     let spec = Spec::new(course, exercise, crate_dir, role)?;
     let binary = match &options.prebuilt {
-        Some(dir) => Built::Binary(prebuilt_binary(dir, &spec.name)?),
+        Some(dir) => Built::Binary(prebuilt::binary(dir, &spec.name)?),
         None => build(course, &spec, options.progress)?,
     };
     let binary = match binary {
@@ -45,7 +49,7 @@ pub(crate) fn judge_crate(
     };
     let run = execute(&RunSpec {
         binary,
-        backend: options.backend.clone(),
+        backend: options.backend,
         timeout: Duration::from_secs(exercise.timeout_s),
         artifacts: options.artifacts.clone(),
         scratch: course.scratch("runs"),
@@ -78,16 +82,21 @@ pub(crate) fn judge_crate(
     Ok(report)
 }
 
-/// The prebuilt harness `name` in `dir`.
-pub(crate) fn prebuilt_binary(dir: &Path, name: &str) -> Result<PathBuf> {
-    let path = dir.join(name);
-    if !path.is_file() {
-        bail!(
-            "no prebuilt harness `{name}` in `{}`; build it on a machine with Rust: `judge build --out {}`",
-            dir.display(),
-            dir.display()
-        );
+/// Judges the learner's crate of `exercise` (or, with `solution`, the
+/// reference solution), as `judge run` and `judge watch` do.
+pub(crate) fn judge_learner(
+    course: &Course,
+    exercise: &Exercise,
+    solution: bool,
+    options: &Options,
+) -> Result<ExerciseReport> {
+    let (dir, role) = match solution {
+        true => (course.solution_dir(exercise), Role::Solution),
+        false => (course.exercise_dir(exercise), Role::Exercise),
+    };
+    let report = judge_crate(course, exercise, &dir, &role, options)?;
+    if !solution {
+        crate::progress::record(course, exercise.id, report.passed())?;
     }
-    path.canonicalize()
-        .with_context(|| format!("cannot open `{}`", path.display()))
+    Ok(report)
 }

@@ -1,27 +1,55 @@
 //! `judge`: builds a learner's exercise with the judge's own checks, runs it
 //! on a real GPU or the virtual GPU, and explains the verdict.
 //!
-//! Each verb is a module with one entry function. A learner's failing
-//! exercise is a verdict (data), not an error: `main` maps outcomes to the
-//! documented exit codes.
+//! A learner's failing exercise is a verdict (data), not an error: `main`
+//! maps outcomes to the documented exit codes ([`exit`]).
+//!
+//! The modules stack in layers; each imports only from the layers below it,
+//! and no module of a lower layer imports one above:
+//!
+//! ```text
+//!  main ─ cli                       parse, dispatch, map outcomes to exit codes
+//!  cmd::{list, run, hint, watch,    the verbs: thin, one per verb; each shows
+//!        reset, doctor, verify,     what the layers below return, and none
+//!        grade, build}              imports another
+//! ───────────────────────────────────────────────────────────────────────────
+//!  gate        grading  prebuilt    what verify, grade and build do, as data;
+//!                                   grading and building report through
+//!                                   events to a function the verb gives
+//!  judging                          the one entry point: judge a crate of an
+//!                                   exercise, get its report
+//!  compile     execute  variant     build a harness crate; run a harness
+//!                                   binary; make a known-wrong variant
+//!  submission  scratch  report      a student's crate and its scratch copy;
+//!                                   the report of one exercise
+//!  course  manifest  progress  role  files  text
+//!                                   the course on disk, its typed manifest, the
+//!                                   learner's progress, whose crate, file
+//!                                   writes, plain text for results
+//! ```
+//!
+//! The test `judge/tests/cli/layers.rs` reads the imports from the sources
+//! and fails on a data module that imports a verb or the command line, on a
+//! verb that imports another, and on any import cycle.
 
-mod build;
 mod cli;
+mod cmd;
+mod compile;
 mod course;
-mod doctor;
 mod execute;
-mod grade;
-mod harness;
-mod hint;
-mod list;
+mod files;
+mod gate;
+mod grading;
+mod judging;
 mod manifest;
-mod pipeline;
+mod prebuilt;
 mod progress;
 mod report;
-mod reset;
-mod run;
-mod verify;
-mod watch;
+mod role;
+mod scratch;
+mod submission;
+mod text;
+mod variant;
 
 use clap::Parser;
 use cli::{Cli, Command};
@@ -52,15 +80,15 @@ fn main() -> ExitCode {
         }
     };
     let result = match &cli.command {
-        Command::List => list::list(cli.root.as_deref()),
-        Command::Run(args) => run::run(cli.root.as_deref(), args),
-        Command::Hint { id, level } => hint::hint(cli.root.as_deref(), id, *level),
-        Command::Verify(args) => verify::verify(cli.root.as_deref(), args),
-        Command::Watch(args) => watch::watch(cli.root.as_deref(), args),
-        Command::Reset { id } => reset::reset(cli.root.as_deref(), id),
-        Command::Doctor { prebuilt } => doctor::doctor(cli.root.as_deref(), *prebuilt),
-        Command::Grade(args) => grade::grade(cli.root.as_deref(), args),
-        Command::Build(args) => build::build(cli.root.as_deref(), args),
+        Command::List => cmd::list::list(cli.root.as_deref()),
+        Command::Run(args) => cmd::run::run(cli.root.as_deref(), args),
+        Command::Hint { id, level } => cmd::hint::hint(cli.root.as_deref(), id, *level),
+        Command::Verify(args) => cmd::verify::verify(cli.root.as_deref(), args),
+        Command::Watch(args) => cmd::watch::watch(cli.root.as_deref(), args),
+        Command::Reset { id } => cmd::reset::reset(cli.root.as_deref(), id),
+        Command::Doctor { prebuilt } => cmd::doctor::doctor(cli.root.as_deref(), *prebuilt),
+        Command::Grade(args) => cmd::grade::grade(cli.root.as_deref(), args),
+        Command::Build(args) => cmd::build::build(cli.root.as_deref(), args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -15,17 +15,10 @@
 //! in a container.
 
 use crate::course::Course;
-use crate::grade::plan::Submission;
+use crate::files::write_if_changed;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
-
-/// Where the crates of `submission` are copied: one folder per course and
-/// submission path, stable across runs (so that builds are incremental).
-pub(crate) fn submission_dir(course: &Course, submission: &Submission) -> Result<PathBuf> {
-    let hash = paths_hash(&[&course.root, &submission.dir]);
-    Ok(folder(course, "grade")?.join(format!("{}-{hash:08x}", submission.name)))
-}
 
 /// The judge's scratch folder `what`, made, and written without `..` (so
 /// that it is the path the compiler's messages name).
@@ -35,16 +28,6 @@ pub(crate) fn folder(course: &Course, what: &str) -> Result<PathBuf> {
         .with_context(|| format!("cannot create `{}`", base.display()))?;
     base.canonicalize()
         .with_context(|| format!("cannot open `{}`", base.display()))
-}
-
-/// A stable 32-bit FNV-1a hash of some paths.
-pub(crate) fn paths_hash(paths: &[&Path]) -> u32 {
-    let bytes = paths
-        .iter()
-        .flat_map(|p| p.to_string_lossy().into_owned().into_bytes());
-    bytes.fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
 }
 
 /// Makes `to` a copy of the crate `from`'s `Cargo.toml` and `src/`, with
@@ -154,14 +137,6 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
     entries
         .collect::<std::io::Result<_>>()
         .with_context(|| format!("cannot read `{}`", dir.display()))
-}
-
-/// Writes `bytes` unless the file already holds them (keeps cargo's fingerprints).
-fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
-    if std::fs::read(path).ok().as_deref() == Some(bytes) {
-        return Ok(());
-    }
-    std::fs::write(path, bytes).with_context(|| format!("cannot write `{}`", path.display()))
 }
 
 /// Removes a file or a folder, if there.

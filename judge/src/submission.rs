@@ -1,14 +1,40 @@
-//! Which submissions to grade or build: `--submission DIR`, or the folders of
-//! `--class DIR` in name order, cut to one `--shard`.
+//! Which submissions to grade or build (`--submission DIR`, or the folders
+//! of `--class DIR` in name order, cut to one `--shard`), and a
+//! submission's crate of one exercise made ready to build.
 //!
 //! A submission is a folder holding one student's `exercises/ID-SLUG/`
 //! crates, the layout of the course's own `exercises/`. Its name is the
 //! folder's name. Hidden folders (`.git`) in a class folder are not
 //! submissions.
 
-use crate::cli::Submissions;
+mod shard;
+
+pub(crate) use shard::Shard;
+
+use crate::compile::Spec;
+use crate::course::Course;
+use crate::files::paths_hash;
+use crate::manifest::Exercise;
+use crate::role::Role;
+use crate::scratch;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
+
+/// Whose work the instructor named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Whose {
+    /// Nobody's (`judge build` of the course alone).
+    Nobody,
+    /// One submission folder.
+    One(PathBuf),
+    /// A class folder, every folder in it one submission, maybe one shard of it.
+    Class {
+        /// The class folder.
+        dir: PathBuf,
+        /// The shard, if any.
+        shard: Option<Shard>,
+    },
+}
 
 /// One student's submission.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +46,14 @@ pub(crate) struct Submission {
 }
 
 impl Submission {
+    /// Where the judge copies this submission's crates: one folder per
+    /// course and submission path, stable across runs (so that builds are
+    /// incremental).
+    pub(crate) fn scratch_dir(&self, course: &Course) -> Result<PathBuf> {
+        let hash = paths_hash(&[&course.root, &self.dir]);
+        Ok(scratch::folder(course, "grade")?.join(format!("{}-{hash:08x}", self.name)))
+    }
+
     /// The student's crate of the exercise folder `dir_name` (`101-slug`), if they have one.
     pub(crate) fn crate_dir(&self, dir_name: &str) -> Option<PathBuf> {
         let dir = self.dir.join("exercises").join(dir_name);
@@ -27,18 +61,54 @@ impl Submission {
     }
 }
 
-/// The submissions `who` names (none when it names none), sorted and sharded.
-pub(crate) fn submissions(who: &Submissions) -> Result<Vec<Submission>> {
-    match (&who.submission, &who.class) {
-        (Some(dir), _) => Ok(vec![open(dir)?]),
-        (None, Some(class)) => {
-            let all = class_members(class)?;
-            Ok(match who.shard {
+/// The submissions `whose` names, sorted and sharded.
+pub(crate) fn submissions(whose: &Whose) -> Result<Vec<Submission>> {
+    match whose {
+        Whose::One(dir) => Ok(vec![open(dir)?]),
+        Whose::Class { dir, shard } => {
+            let all = class_members(dir)?;
+            Ok(match shard {
                 Some(shard) => shard.select(all),
                 None => all,
             })
         }
-        (None, None) => Ok(Vec::new()),
+        Whose::Nobody => Ok(Vec::new()),
+    }
+}
+
+/// A submission's crate of one exercise, made ready to build.
+#[derive(Debug)]
+pub(crate) enum Prepared {
+    /// The submission has no folder for the exercise.
+    NotStarted,
+    /// The folder is there but cannot be built (no or a broken `Cargo.toml`): why.
+    Broken(String),
+    /// The scratch copy, and its harness.
+    Ready(Box<Spec>),
+}
+
+/// Copies the submission's crate of `exercise` into the scratch folder.
+pub(crate) fn prepare(
+    course: &Course,
+    submission: &Submission,
+    exercise: &Exercise,
+) -> Result<Prepared> {
+    let folder = exercise.dir_name();
+    let Some(from) = submission.crate_dir(&folder) else {
+        return Ok(Prepared::NotStarted);
+    };
+    let krate = submission.scratch_dir(course)?.join(&folder);
+    scratch::copy_crate(&from, &krate, &course.exercise_dir(exercise))?;
+    if !from.join("Cargo.toml").is_file() {
+        return Ok(Prepared::Broken(format!(
+            "the submission's `exercises/{folder}` has no `Cargo.toml`"
+        )));
+    }
+    match Spec::new(course, exercise, &krate, &Role::Submission) {
+        Ok(spec) => Ok(Prepared::Ready(Box::new(spec))),
+        Err(err) => Ok(Prepared::Broken(format!(
+            "the submission's `exercises/{folder}` cannot be built: {err:#}"
+        ))),
     }
 }
 

@@ -33,9 +33,9 @@
 //! text of at least one of them contains `says` (the diagnosis).
 
 use crate::course::Course;
-use crate::grade::scratch;
 use crate::manifest::Exercise;
 use crate::report::{ExerciseReport, describe};
+use crate::scratch;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
@@ -45,15 +45,15 @@ pub(crate) struct Variant {
     /// The file stem.
     pub(crate) name: String,
     /// Its source.
-    pub(super) path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The mistake, in words.
-    pub(super) mistake: String,
+    pub(crate) mistake: String,
     /// Checks that must fail.
-    pub(super) fails: Vec<String>,
+    pub(crate) fails: Vec<String>,
     /// Text the diagnosis must contain.
-    pub(super) says: String,
+    pub(crate) says: String,
     /// The solution's file it replaces, relative to the crate (`src/lib.rs`).
-    pub(super) replaces: String,
+    pub(crate) replaces: String,
     /// The unified diff after the header lines, for a `.patch` variant.
     patch: Option<String>,
 }
@@ -159,7 +159,7 @@ impl Variant {
                 Err(why) => return Ok(Materialized::Stale(why)),
             },
         };
-        let course_hash = scratch::paths_hash(&[&course.root]);
+        let course_hash = crate::files::paths_hash(&[&course.root]);
         let dir = scratch::folder(course, "variants")?
             .join(format!("{}-{course_hash:08x}", exercise.dir_name()))
             .join(&self.name);
@@ -192,7 +192,7 @@ impl Variant {
     }
 
     /// Whether `report` catches the variant, or why not.
-    pub(super) fn judge(&self, report: &ExerciseReport) -> Result<(), String> {
+    pub(crate) fn judge(&self, report: &ExerciseReport) -> Result<(), String> {
         let checks = report.checks();
         let mut diagnosis_seen = false;
         for name in &self.fails {

@@ -3,8 +3,7 @@
 use crate::cli::RunArgs;
 use crate::course::Course;
 use crate::exit;
-use crate::pipeline::{Options, judge_crate};
-use crate::progress;
+use crate::judging::{Options, judge_learner};
 use crate::report::render;
 use anyhow::{Context, Result};
 use std::io::IsTerminal;
@@ -14,26 +13,18 @@ use std::path::Path;
 pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
     let course = Course::open(root)?;
     let exercise = course.manifest.get(&args.id)?.clone();
-    let (dir, role) = if args.solution {
-        (course.solution_dir(&exercise), "solution")
-    } else {
-        (course.exercise_dir(&exercise), "exercise")
-    };
     let artifacts = course.scratch("artifacts").join(exercise.dir_name());
     let _ = std::fs::remove_dir_all(&artifacts);
     let options = Options {
-        backend: args.options.backend.name().into(),
+        backend: args.options.backend.into(),
         prebuilt: args.options.prebuilt.clone(),
         progress: std::io::stderr().is_terminal(),
         // Only a timeline or a trace asked for is drawn: on a real GPU that
         // times every operation with events (see `Ctx::device`).
         artifacts: (args.timeline.is_some() || args.trace.is_some()).then(|| artifacts.clone()),
     };
-    let report = judge_crate(&course, &exercise, &dir, role, &options)?;
+    let report = judge_learner(&course, &exercise, args.solution, &options)?;
     render(&report, &mut anstream::stdout())?;
-    if !args.solution {
-        progress::record(&course, exercise.id, report.passed())?;
-    }
     copy_artifact(&artifacts, "timeline.svg", args.timeline.as_deref())?;
     copy_artifact(&artifacts, "timeline.json", args.trace.as_deref())?;
     Ok(if report.passed() {

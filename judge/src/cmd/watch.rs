@@ -9,11 +9,12 @@
 //! again, `q` quits. Where the watcher cannot start (or with `--manual`) the
 //! keyboard is the only trigger. Each run is `judge run ID`.
 
-use crate::cli::{RunArgs, RunOptions, WatchArgs};
+use crate::cli::WatchArgs;
 use crate::course::Course;
 use crate::exit;
+use crate::judging::{Options, judge_learner};
 use crate::progress::{self, Status};
-use crate::run;
+use crate::report::render;
 use anyhow::Result;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::BTreeMap;
@@ -117,7 +118,7 @@ fn until_passed(
     };
     let mut clear = false;
     loop {
-        if run_once(&course.root, args, id, clear)? {
+        if run_once(course, args, id, clear)? {
             return Ok(true);
         }
         print_help(&crate_dir, &course.root, watcher.is_some());
@@ -129,25 +130,29 @@ fn until_passed(
 }
 
 /// Runs exercise `id` as `judge run ID` does; whether it passed. An error
-/// (no cargo, a broken manifest) is printed: the learner may fix it and save.
-fn run_once(root: &Path, args: &WatchArgs, id: u32, clear: bool) -> Result<bool> {
-    let mut out = std::io::stdout();
-    if clear && out.is_terminal() {
+/// (no cargo, a broken crate manifest) is printed: the learner may fix it
+/// and save.
+fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<bool> {
+    let mut out = anstream::stdout();
+    if clear && std::io::stdout().is_terminal() {
         write!(out, "\x1b[H\x1b[2J\x1b[3J")?;
         out.flush()?;
     }
-    let run_args = RunArgs {
-        id: id.to_string(),
-        solution: false,
-        options: RunOptions {
-            backend: args.backend,
-            prebuilt: None,
-        },
-        timeline: None,
-        trace: None,
+    let options = Options {
+        backend: args.backend.into(),
+        progress: std::io::stderr().is_terminal(),
+        ..Options::default()
     };
-    match run::run(Some(root), &run_args) {
-        Ok(code) => Ok(code == exit::OK),
+    let judged = course
+        .manifest
+        .get(&id.to_string())
+        .cloned()
+        .and_then(|exercise| judge_learner(course, &exercise, false, &options));
+    match judged {
+        Ok(report) => {
+            render(&report, &mut out)?;
+            Ok(report.passed())
+        }
         Err(err) => {
             eprintln!("error: {err:#}");
             Ok(false)

@@ -15,8 +15,8 @@
 //! run (not started, not compiled, not graded yet) is one failed test worth
 //! all its points, numbered `ID`, whose output says why.
 
-use crate::grade::model::{ExerciseResult, SubmissionResult, check_status, round};
-use crate::grade::summary;
+use crate::grading::model::{ExerciseResult, SubmissionResult, check_status, round};
+use crate::grading::summary;
 use crate::report::{CheckReport, ExerciseReport};
 use serde::Serialize;
 
@@ -53,7 +53,7 @@ struct Test {
     number: String,
     score: f64,
     max_score: f64,
-    status: &'static str,
+    status: TestStatus,
     output: String,
     output_format: &'static str,
     tags: Vec<String>,
@@ -66,7 +66,17 @@ struct Test {
 struct TestExtra {
     exercise: u32,
     check: Option<String>,
-    status: &'static str,
+    status: String,
+}
+
+/// A test's `status`, in Gradescope's words.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum TestStatus {
+    /// Full marks for this test.
+    Passed,
+    /// Anything else.
+    Failed,
 }
 
 /// The `results.json` of one submission, as graded so far.
@@ -132,9 +142,9 @@ fn check_test(
         },
         max_score: round(max_score),
         status: if check.outcome.passed() {
-            "passed"
+            TestStatus::Passed
         } else {
-            "failed"
+            TestStatus::Failed
         },
         output,
         output_format: "text",
@@ -156,7 +166,7 @@ fn unchecked_test(result: &ExerciseResult) -> Test {
         number: id.to_string(),
         score: 0.0,
         max_score: f64::from(result.exercise.points),
-        status: "failed",
+        status: TestStatus::Failed,
         output: cut(&result.message().unwrap_or_default()),
         output_format: "text",
         tags: vec![result.exercise.dir_name()],
@@ -164,7 +174,7 @@ fn unchecked_test(result: &ExerciseResult) -> Test {
         extra_data: TestExtra {
             exercise: id,
             check: None,
-            status: result.status(),
+            status: result.status().name(),
         },
     }
 }

@@ -35,8 +35,8 @@
 //! }
 //! ```
 
-use crate::grade::Grading;
-use crate::grade::model::{ExerciseResult, SubmissionResult, round};
+use crate::grading::Grading;
+use crate::grading::model::{ExerciseResult, Status, SubmissionResult, round};
 use crate::report::CheckReport;
 use judge_harness::Outcome;
 use serde::Serialize;
@@ -70,7 +70,7 @@ struct ExerciseJson<'a> {
     slug: &'a str,
     title: &'a str,
     chapter: &'a str,
-    status: &'static str,
+    status: Status,
     score: f64,
     max_score: u32,
     backend: &'a str,
@@ -172,7 +172,7 @@ fn check(check: &CheckReport, max_score: f64, details: Option<String>) -> CheckJ
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grade::model::check_status;
+    use crate::grading::model::check_status;
     use judge_harness::CheckInfo;
 
     /// The keys `check` serializes to, in order, as written.
@@ -193,7 +193,7 @@ mod tests {
             serde_json::from_str(&text).unwrap();
         assert_eq!(
             value["status"].as_str(),
-            Some(check_status(&report.outcome))
+            Some(check_status(&report.outcome).as_str())
         );
         let parts: Vec<&str> = text.split('"').collect();
         let keys: Vec<&str> = parts

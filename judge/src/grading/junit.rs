@@ -13,8 +13,10 @@
 //! `<failure>`) or `pending` (a `<skipped>`). What the student's code
 //! printed is the suite's `<system-out>`.
 
-use crate::grade::Grading;
-use crate::grade::model::{ExerciseResult, SubmissionResult, check_status, check_summary, round};
+use crate::grading::Grading;
+use crate::grading::model::{
+    ExerciseResult, Status, SubmissionResult, check_status, check_summary, round,
+};
 use crate::report::CheckReport;
 use judge_harness::Outcome;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
@@ -46,7 +48,7 @@ fn suite(submission: &str, result: &ExerciseResult) -> TestSuite {
     suite.add_properties([
         Property::new("submission", submission),
         Property::new("exercise", result.exercise.id.to_string()),
-        Property::new("status", result.status()),
+        Property::new("status", result.status().name()),
         Property::new("score", round(result.score()).to_string()),
         Property::new("max_score", result.exercise.points.to_string()),
         Property::new("backend", backend),
@@ -106,15 +108,15 @@ fn case(result: &ExerciseResult, check: &CheckReport, max_score: f64, classname:
 fn unchecked(result: &ExerciseResult, classname: &str) -> TestCase {
     let message = result.message().unwrap_or_default();
     let (name, mut status) = match result.status() {
-        "compile_error" => (
+        Status::CompileError => (
             "compile",
             TestCaseStatus::non_success(NonSuccessKind::Error),
         ),
-        "harness_failure" => (
+        Status::HarnessFailure => (
             "harness",
             TestCaseStatus::non_success(NonSuccessKind::Error),
         ),
-        "not_started" => (
+        Status::NotStarted => (
             "not_started",
             TestCaseStatus::non_success(NonSuccessKind::Failure),
         ),
@@ -126,7 +128,9 @@ fn unchecked(result: &ExerciseResult, classname: &str) -> TestCase {
         .unwrap_or_default()
         .trim_end_matches(':')
         .to_string();
-    status.set_message(first_line).set_type(result.status());
+    status
+        .set_message(first_line)
+        .set_type(result.status().name());
     if message.contains('\n') {
         status.set_description(message.as_str());
     }

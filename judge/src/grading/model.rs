@@ -2,10 +2,45 @@
 //! not started or judged. The output formats (`json`, `junit`,
 //! `gradescope`) and the human summary all read this model.
 
-use crate::grade::plan::Submission;
 use crate::manifest::Exercise;
 use crate::report::{CheckReport, ExerciseReport, Stage, describe};
+use crate::submission::Submission;
+use crate::text::{plain, relative};
 use judge_harness::Outcome;
+use serde::Serialize;
+
+/// Where an exercise of a submission stands, as every results format names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Status {
+    /// Not graded yet.
+    Pending,
+    /// The submission has no folder for the exercise.
+    NotStarted,
+    /// The crate does not compile.
+    CompileError,
+    /// The harness could not run its checks.
+    HarnessFailure,
+    /// Every check passed.
+    Passed,
+    /// Some check did not pass.
+    Failed,
+}
+
+impl Status {
+    /// The name the results formats use (`not_started`): serde's.
+    pub(crate) fn name(self) -> String {
+        serde_name(&self)
+    }
+}
+
+/// The name serde gives a unit variant (`compile_error`).
+fn serde_name(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => unreachable!("a unit variant serializes as a string, not {other:?}"),
+    }
+}
 
 /// Where one exercise of a submission stands.
 #[derive(Clone, Debug)]
@@ -111,16 +146,16 @@ impl ExerciseResult {
         relative(text, &self.exercise.dir_name())
     }
 
-    /// `pending`, `not_started`, `compile_error`, `harness_failure`, `passed` or `failed`.
-    pub(crate) fn status(&self) -> &'static str {
+    /// Where it stands.
+    pub(crate) fn status(&self) -> Status {
         match &self.verdict {
-            Verdict::Pending => "pending",
-            Verdict::NotStarted => "not_started",
+            Verdict::Pending => Status::Pending,
+            Verdict::NotStarted => Status::NotStarted,
             Verdict::Judged(report) => match &report.stage {
-                Stage::CompileError { .. } => "compile_error",
-                Stage::HarnessFailure { .. } => "harness_failure",
-                Stage::Checked { .. } if report.passed() => "passed",
-                Stage::Checked { .. } => "failed",
+                Stage::CompileError { .. } => Status::CompileError,
+                Stage::HarnessFailure { .. } => Status::HarnessFailure,
+                Stage::Checked { .. } if report.passed() => Status::Passed,
+                Stage::Checked { .. } => Status::Failed,
             },
         }
     }
@@ -150,27 +185,28 @@ impl ExerciseResult {
     /// A short description for a person: `passed`, `1 of 3 checks passed`, `does not compile`.
     pub(crate) fn describe(&self) -> String {
         match (self.status(), self.report()) {
-            ("failed", Some(report)) => {
+            (Status::Failed, Some(report)) => {
                 let checks = report.checks();
                 let passed = checks.iter().filter(|c| c.outcome.passed()).count();
                 format!("{passed} of {} checks passed", checks.len())
             }
-            ("compile_error", _) => "does not compile".into(),
-            ("harness_failure", _) => "the checks could not run".into(),
-            (status, _) => status.replace('_', " "),
+            (Status::CompileError, _) => "does not compile".into(),
+            (Status::HarnessFailure, _) => "the checks could not run".into(),
+            (status, _) => status.name().replace('_', " "),
         }
     }
 }
 
-/// A check outcome's status: `passed`, `failed`, `panicked`, `timed_out`, `crashed` or `not_run`.
-pub(crate) fn check_status(outcome: &Outcome) -> &'static str {
-    match outcome {
-        Outcome::Passed => "passed",
-        Outcome::Failed { .. } => "failed",
-        Outcome::Panicked { .. } => "panicked",
-        Outcome::TimedOut { .. } => "timed_out",
-        Outcome::Crashed { .. } => "crashed",
-        Outcome::NotRun => "not_run",
+/// A check outcome's status (`passed`, `failed`, `panicked`, `timed_out`,
+/// `crashed` or `not_run`): the `status` tag [`Outcome`] serializes with, so
+/// that the results formats and the harness protocol name it alike.
+pub(crate) fn check_status(outcome: &Outcome) -> String {
+    match serde_json::to_value(outcome) {
+        Ok(serde_json::Value::Object(mut fields)) => match fields.remove("status") {
+            Some(serde_json::Value::String(status)) => status,
+            other => unreachable!("an outcome is tagged with its status, not {other:?}"),
+        },
+        other => unreachable!("an outcome serializes as an object, not {other:?}"),
     }
 }
 
@@ -204,48 +240,6 @@ fn check_details(check: &CheckReport) -> Option<String> {
     Some(plain(&text))
 }
 
-/// `text` with each path into a copy of the crate `folder`
-/// (`/scratch/ada-1f2e/101-slug/src/lib.rs:4:7`) written from `exercises/`
-/// (`exercises/101-slug/src/lib.rs:4:7`), whichever machine built it: the
-/// student knows their crate, not the judge's scratch folder.
-pub(crate) fn relative(text: &str, folder: &str) -> String {
-    let marker = format!("/{folder}/src/");
-    let stop = |c: char| c.is_whitespace() || "\"'`(".contains(c);
-    let (mut relative, mut rest) = (String::with_capacity(text.len()), text);
-    while let Some(at) = rest.find(&marker) {
-        let before = &rest[..at];
-        let start = before.char_indices().rev().find(|&(_, c)| stop(c));
-        relative.push_str(&before[..start.map_or(0, |(i, c)| i + c.len_utf8())]);
-        relative.push_str("exercises");
-        relative.push_str(&marker);
-        rest = &rest[at + marker.len()..];
-    }
-    relative.push_str(rest);
-    relative
-}
-
-/// `text` without ANSI escape sequences or other control characters (but
-/// newlines and tabs), as the compiler's colored messages need for a file.
-pub(crate) fn plain(text: &str) -> String {
-    let mut plain = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' if chars.next_if_eq(&'[').is_some() => {
-                // A control sequence: parameters, then one final byte in `@`..=`~`.
-                while chars.next().is_some_and(|c| !('@'..='~').contains(&c)) {}
-            }
-            '\u{1b}' => {
-                chars.next();
-            }
-            '\n' | '\t' => plain.push(c),
-            c if c.is_control() => {}
-            c => plain.push(c),
-        }
-    }
-    plain
-}
-
 /// Points rounded to four decimals, for the machine formats.
 pub(crate) fn round(points: f64) -> f64 {
     (points * 1e4).round() / 1e4
@@ -262,21 +256,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn statuses_are_named_by_serde() {
+        assert_eq!(Status::NotStarted.name(), "not_started");
+        assert_eq!(Status::HarnessFailure.name(), "harness_failure");
+        let outcome = Outcome::TimedOut { limit_s: 1.0 };
+        assert_eq!(check_status(&outcome), "timed_out");
+        assert_eq!(check_status(&Outcome::NotRun), "not_run");
+    }
+
+    #[test]
     fn writes_points_for_people_and_machines() {
         assert_eq!(
             [points(10.0), points(2.5), points(10.0 / 3.0), points(0.0)],
             ["10", "2.5", "3.33", "0"]
         );
         assert_eq!(round(10.0 / 3.0), 3.3333);
-        let log = " --> /t/judge/grade/ada-1f/101-x/src/lib.rs:4:7\n at `/other/101-x/src/a.rs` 101-x/src/";
-        let relative = relative(log, "101-x");
-        assert_eq!(
-            relative,
-            " --> exercises/101-x/src/lib.rs:4:7\n at `exercises/101-x/src/a.rs` 101-x/src/"
-        );
-        assert_eq!(
-            plain("\u{1b}[1m\u{1b}[38;5;9merror\u{1b}[0m: x\r\n\ty\u{7}"),
-            "error: x\n\ty"
-        );
     }
 }

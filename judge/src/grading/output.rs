@@ -3,8 +3,8 @@
 //! renamed over it), so a grading run that is stopped keeps every exercise
 //! it finished, and a reader never sees half a file.
 
-use crate::cli::GradeFormat;
-use crate::grade::{Grading, gradescope, json, junit};
+use crate::files::write_atomically;
+use crate::grading::{Format, Grading, gradescope, json, junit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub(crate) struct Sink {
     /// The format.
-    format: GradeFormat,
+    format: Format,
     /// A file, or (Gradescope, a class) a folder of `NAME.json` files.
     place: PathBuf,
     /// Whether `place` is a folder with a file per submission.
@@ -21,13 +21,13 @@ pub(crate) struct Sink {
 
 impl Sink {
     /// Where `format` goes: `out`, or the format's default name here.
-    pub(crate) fn new(format: GradeFormat, out: Option<&Path>, class: bool) -> Result<Self> {
-        let per_submission = class && format == GradeFormat::Gradescope;
+    pub(crate) fn new(format: Format, out: Option<&Path>, class: bool) -> Result<Self> {
+        let per_submission = class && format == Format::Gradescope;
         let default = match format {
-            GradeFormat::Json => "grade.json",
-            GradeFormat::Junit => "grade.xml",
-            GradeFormat::Gradescope if per_submission => "results",
-            GradeFormat::Gradescope => "results.json",
+            Format::Json => "grade.json",
+            Format::Junit => "grade.xml",
+            Format::Gradescope if per_submission => "results",
+            Format::Gradescope => "results.json",
         };
         let place = out.map_or_else(|| PathBuf::from(default), Path::to_path_buf);
         let folder = if per_submission {
@@ -58,9 +58,9 @@ impl Sink {
     /// Writes the results as they stand, after a change to submission `current`.
     pub(crate) fn save(&self, grading: &Grading, current: usize) -> Result<()> {
         match self.format {
-            GradeFormat::Json => write_atomically(&self.place, &json::render(grading)),
-            GradeFormat::Junit => write_atomically(&self.place, &junit::render(grading)),
-            GradeFormat::Gradescope => {
+            Format::Json => write_atomically(&self.place, &json::render(grading)),
+            Format::Junit => write_atomically(&self.place, &junit::render(grading)),
+            Format::Gradescope => {
                 let Some(result) = grading.submissions.get(current) else {
                     return Ok(());
                 };
@@ -82,16 +82,4 @@ impl Sink {
             false => self.save(grading, 0),
         }
     }
-}
-
-/// Writes `text` to a temporary file beside `path`, then renames it over `path`.
-pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text)
-        .with_context(|| format!("cannot write `{}`", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("cannot write `{}`", path.display()))
 }

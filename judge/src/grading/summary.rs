@@ -8,7 +8,7 @@
 //!   903-compile-error    0 / 10  not started
 //! ```
 
-use crate::grade::model::{SubmissionResult, points};
+use crate::grading::model::{Status, SubmissionResult, points};
 use anstyle::{AnsiColor, Style};
 use std::io::{self, Write};
 
@@ -71,7 +71,11 @@ fn lines(result: &SubmissionResult) -> Vec<(String, String, bool)> {
         .map(|(exercise, ((folder, score), max))| {
             let head =
                 format!("  {folder:<folder_width$}  {score:>score_width$} / {max:<max_width$}");
-            (head, exercise.describe(), exercise.status() == "passed")
+            (
+                head,
+                exercise.describe(),
+                exercise.status() == Status::Passed,
+            )
         })
         .collect()
 }

@@ -1,0 +1,37 @@
+//! Writing files the way the judge needs: only when the content changed
+//! (so that cargo's fingerprints stay valid and builds stay incremental), or
+//! atomically (so that a reader never sees half a results file); and the
+//! hash that names a folder after the paths it serves.
+
+use anyhow::{Context, Result};
+use std::path::Path;
+
+/// Writes `bytes` unless the file already holds them (keeps cargo's fingerprints).
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::read(path).ok().as_deref() == Some(bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it over `path`.
+pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, text)
+        .with_context(|| format!("cannot write `{}`", temporary.display()))?;
+    std::fs::rename(&temporary, path).with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+/// A stable 32-bit FNV-1a hash of some paths.
+pub(crate) fn paths_hash(paths: &[&Path]) -> u32 {
+    let bytes = paths
+        .iter()
+        .flat_map(|p| p.to_string_lossy().into_owned().into_bytes());
+    bytes.fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
