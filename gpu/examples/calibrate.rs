@@ -13,7 +13,7 @@
 use gpu::{Backend, Calibration, Device};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 fn main() -> gpu::Result<()> {
     let out = std::env::args_os().nth(1).map(PathBuf::from);
@@ -72,24 +72,7 @@ fn figure(value: &Value) -> String {
     }
 }
 
-/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970 (Hinnant's
-/// `civil_from_days`).
+/// Today's date (UTC) as YYYY-MM-DD.
 fn today() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64 + 719_468;
-    let (era, day_of_era) = (days.div_euclid(146_097), days.rem_euclid(146_097));
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    jiff::Timestamp::now().strftime("%Y-%m-%d").to_string()
 }

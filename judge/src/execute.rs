@@ -53,8 +53,7 @@ const OUTPUT_LIMIT: usize = 64 << 10;
 /// Runs the suite, retrying after a crash, until every check has an outcome
 /// or the deadline passes.
 pub(crate) fn execute(spec: &RunSpec) -> Result<Execution> {
-    std::fs::create_dir_all(&spec.scratch)
-        .with_context(|| format!("cannot create `{}`", spec.scratch.display()))?;
+    fs_err::create_dir_all(&spec.scratch)?;
     let deadline = Instant::now() + spec.timeout;
     let mut run = Execution::default();
     let mut only: Option<Vec<String>> = None;
@@ -203,26 +202,26 @@ fn append_output(all: &mut String, more: &str) {
 
 /// Waits for the child until the deadline; then kills its whole process group.
 fn wait(child: &mut Child, deadline: Instant) -> Result<Ended> {
-    loop {
-        if let Some(status) = child.try_wait().context("cannot wait for the harness")? {
-            kill_group(child.id());
-            return Ok(ended(status));
-        }
-        if Instant::now() >= deadline {
-            kill_group(child.id());
+    use wait_timeout::ChildExt;
+    let left = deadline.saturating_duration_since(Instant::now());
+    let status = child
+        .wait_timeout(left)
+        .context("cannot wait for the harness")?;
+    kill_group(child);
+    match status {
+        Some(status) => Ok(ended(status)),
+        None => {
             let _ = child.wait();
-            return Ok(Ended::TimedOut);
+            Ok(Ended::TimedOut)
         }
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
-/// Kills every process of the group the harness leads (it and anything it spawned).
-fn kill_group(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stderr(Stdio::null())
-        .status();
+/// Kills every process of the group the harness leads (it and anything it
+/// spawned); a group already gone is fine.
+fn kill_group(child: &Child) {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
 }
 
 fn ended(status: ExitStatus) -> Ended {

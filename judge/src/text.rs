@@ -25,23 +25,9 @@ pub(crate) fn relative(text: &str, folder: &str) -> String {
 /// `text` without ANSI escape sequences or other control characters (but
 /// newlines and tabs), as the compiler's colored messages need for a file.
 pub(crate) fn plain(text: &str) -> String {
-    let mut plain = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' if chars.next_if_eq(&'[').is_some() => {
-                // A control sequence: parameters, then one final byte in `@`..=`~`.
-                while chars.next().is_some_and(|c| !('@'..='~').contains(&c)) {}
-            }
-            '\u{1b}' => {
-                chars.next();
-            }
-            '\n' | '\t' => plain.push(c),
-            c if c.is_control() => {}
-            c => plain.push(c),
-        }
-    }
-    plain
+    anstream::adapter::strip_str(text)
+        .to_string()
+        .replace(|c: char| c.is_control() && c != '\n' && c != '\t', "")
 }
 
 #[cfg(test)]
