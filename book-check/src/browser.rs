@@ -219,8 +219,7 @@ pub fn probe(chromium: &Path, server: &Server, page: &str) -> Result<PageReport,
         page.replace(['/', '.'], "-")
     ));
     let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile)
-        .map_err(|e| format!("cannot create `{}`: {e}", profile.display()))?;
+    fs_err::create_dir_all(&profile).map_err(|e| e.to_string())?;
     let url = format!("{}/{page}", server.origin());
     let dom = run_chromium(chromium, &profile, &url)?;
     let _ = std::fs::remove_dir_all(&profile);

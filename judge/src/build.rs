@@ -335,10 +335,8 @@ fn build_one(
     match harness::build(course, spec, std::io::stderr().is_terminal())? {
         Built::Binary(binary) => {
             let folder = target.parent().expect("a file under the output folder");
-            std::fs::create_dir_all(folder)
-                .with_context(|| format!("cannot create `{}`", folder.display()))?;
-            std::fs::copy(&binary, &target)
-                .with_context(|| format!("cannot copy the harness to `{}`", target.display()))?;
+            fs_err::create_dir_all(folder)?;
+            fs_err::copy(&binary, &target)?;
             (entry.status, entry.path) = (Status::Built, Some(relative.clone()));
             eprintln!("built `{relative}`");
         }

@@ -6,7 +6,7 @@ use crate::execute::{RunSpec, execute};
 use crate::harness::{Built, Spec, build};
 use crate::manifest::Exercise;
 use crate::report::{CheckReport, ExerciseReport, Stage};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -88,6 +88,5 @@ pub(crate) fn prebuilt_binary(dir: &Path, name: &str) -> Result<PathBuf> {
             dir.display()
         );
     }
-    path.canonicalize()
-        .with_context(|| format!("cannot open `{}`", path.display()))
+    Ok(fs_err::canonicalize(&path)?)
 }

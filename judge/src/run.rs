@@ -6,7 +6,7 @@ use crate::exit;
 use crate::pipeline::{Options, judge_crate};
 use crate::progress;
 use crate::report::render;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -54,7 +54,7 @@ fn copy_artifact(dir: &Path, name: &str, to: Option<&Path>) -> Result<()> {
         );
         return Ok(());
     }
-    std::fs::copy(&from, to).with_context(|| format!("cannot write `{}`", to.display()))?;
+    fs_err::copy(&from, to)?;
     eprintln!("wrote `{}`", to.display());
     Ok(())
 }

@@ -91,7 +91,6 @@ pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text)
-        .with_context(|| format!("cannot write `{}`", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("cannot write `{}`", path.display()))
+    fs_err::write(&temporary, text)?;
+    Ok(fs_err::rename(&temporary, path)?)
 }
