@@ -7,8 +7,8 @@
 //! file's change comes once the file has been quiet for [`QUIET`] (editors
 //! save in bursts), and changes under `target/`, to editor swap files, or
 //! made before the last run began do not count. Lines typed on stdin count
-//! too: Enter runs again, `q` quits. Where the watcher cannot start (or with `--manual`) the
-//! keyboard is the only trigger. Each run is `judge run ID`.
+//! too: Enter runs again, `q` quits. Where the watcher cannot start (or with
+//! `--manual`) the keyboard is the only trigger. Each run is `judge run ID`.
 
 use crate::cli::{RunArgs, RunOptions, WatchArgs};
 use crate::course::Course;
@@ -172,6 +172,8 @@ fn print_help(crate_dir: &Path, root: &Path, watching: bool) {
 
 /// Starts watching `crate_dir`; `None` (after saying why) when it cannot.
 fn start_watcher(crate_dir: &Path, send: Sender<Signal>) -> Option<Debouncer<ChangesOnly>> {
+    // Not in batches: each change then comes `QUIET` after it was made,
+    // which is what `counts` expects.
     let config = notify_debouncer_mini::Config::default()
         .with_timeout(QUIET)
         .with_batch_mode(false);
