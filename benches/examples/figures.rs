@@ -14,8 +14,8 @@ fn main() -> ExitCode {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../chapters/figures");
     for (name, svg) in workbook_benches::figures::all() {
         let path = dir.join(name);
-        if let Err(e) = std::fs::write(&path, svg) {
-            eprintln!("error: cannot write `{}`: {e}", path.display());
+        if let Err(e) = fs_err::write(&path, svg) {
+            eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
         println!("wrote {}", path.display());

@@ -22,7 +22,8 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use wait_timeout::ChildExt;
 
 /// The script inserted into every page; it reports into `#book-check-probe`.
 pub const PROBE: &str = r#"<script>
@@ -219,8 +220,7 @@ pub fn probe(chromium: &Path, server: &Server, page: &str) -> Result<PageReport,
         page.replace(['/', '.'], "-")
     ));
     let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile)
-        .map_err(|e| format!("cannot create `{}`: {e}", profile.display()))?;
+    fs_err::create_dir_all(&profile).map_err(|e| e.to_string())?;
     let url = format!("{}/{page}", server.origin());
     let dom = run_chromium(chromium, &profile, &url)?;
     let _ = std::fs::remove_dir_all(&profile);
@@ -276,19 +276,15 @@ fn run_chromium(chromium: &Path, profile: &Path, url: &str) -> Result<String, St
         let _ = stdout.read_to_string(&mut dom);
         dom
     });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if child.try_wait().map_err(|e| e.to_string())?.is_some() {
-            break;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!(
-                "chromium did not finish loading `{url}` within 60 s"
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    let ended = child
+        .wait_timeout(Duration::from_secs(60))
+        .map_err(|e| e.to_string())?;
+    if ended.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!(
+            "chromium did not finish loading `{url}` within 60 s"
+        ));
     }
     reader
         .join()

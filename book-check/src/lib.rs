@@ -53,8 +53,7 @@ impl fmt::Display for Problem {
 /// The book's source folder: `book.toml`'s `[book] src` under `root`.
 pub fn source_dir(root: &Path) -> Result<PathBuf, String> {
     let path = root.join("book.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let text = fs_err::read_to_string(&path).map_err(|e| e.to_string())?;
     let config: toml::Table = text
         .parse()
         .map_err(|e| format!("`{}` is not valid TOML: {e}", path.display()))?;

@@ -46,7 +46,7 @@ pub fn filter_summary(summary: &str, src: &Path) -> (String, Vec<String>) {
 
 #[cfg(unix)]
 fn link(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::os::unix::fs::symlink(from, to)
+    fs_err::os::unix::fs::symlink(from, to)
 }
 
 #[cfg(not(unix))]
@@ -58,44 +58,36 @@ fn link(_from: &Path, _to: &Path) -> std::io::Result<()> {
 
 /// Makes the shadow of the repository `root` (whose sources are `src`) at `dest`.
 pub fn make(root: &Path, src: &Path, dest: &Path) -> Result<Shadow, String> {
-    let io = |what: &str, path: &Path, e: std::io::Error| {
-        format!("cannot {what} `{}`: {e}", path.display())
-    };
-    let root = root.canonicalize().map_err(|e| io("resolve", root, e))?;
-    let src = src.canonicalize().map_err(|e| io("resolve", src, e))?;
+    shadow(root, src, dest).map_err(|e| e.to_string())
+}
+
+/// [`make`], its errors naming the path they are about (`fs_err`).
+fn shadow(root: &Path, src: &Path, dest: &Path) -> std::io::Result<Shadow> {
+    let root = fs_err::canonicalize(root)?;
+    let src = fs_err::canonicalize(src)?;
     let src_name = src
         .strip_prefix(&root)
-        .map_err(|_| "the book's sources must be inside the repository".to_string())?;
+        .map_err(|_| std::io::Error::other("the book's sources must be inside the repository"))?;
     if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(|e| io("remove", dest, e))?;
+        fs_err::remove_dir_all(dest)?;
     }
     let shadow_src = dest.join(src_name);
-    std::fs::create_dir_all(&shadow_src).map_err(|e| io("create", &shadow_src, e))?;
-    for entry in std::fs::read_dir(&root)
-        .map_err(|e| io("read", &root, e))?
-        .flatten()
-    {
+    fs_err::create_dir_all(&shadow_src)?;
+    for entry in fs_err::read_dir(&root)?.flatten() {
         let name = entry.file_name();
         let skip = [".git", "target"].iter().any(|s| name == *s) || src_name.starts_with(&name);
         if !skip {
-            link(&entry.path(), &dest.join(&name)).map_err(|e| io("link", &dest.join(&name), e))?;
+            link(&entry.path(), &dest.join(&name))?;
         }
     }
-    for entry in std::fs::read_dir(&src)
-        .map_err(|e| io("read", &src, e))?
-        .flatten()
-    {
+    for entry in fs_err::read_dir(&src)?.flatten() {
         if entry.file_name() != "SUMMARY.md" {
-            let to = shadow_src.join(entry.file_name());
-            link(&entry.path(), &to).map_err(|e| io("link", &to, e))?;
+            link(&entry.path(), &shadow_src.join(entry.file_name()))?;
         }
     }
-    let summary_path = src.join("SUMMARY.md");
-    let summary =
-        std::fs::read_to_string(&summary_path).map_err(|e| io("read", &summary_path, e))?;
+    let summary = fs_err::read_to_string(src.join("SUMMARY.md"))?;
     let (kept, missing) = filter_summary(&summary, &src);
-    let to = shadow_src.join("SUMMARY.md");
-    std::fs::write(&to, kept).map_err(|e| io("write", &to, e))?;
+    fs_err::write(shadow_src.join("SUMMARY.md"), kept)?;
     Ok(Shadow {
         root: dest.to_path_buf(),
         missing,

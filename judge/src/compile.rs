@@ -131,8 +131,7 @@ incremental = true
     write_if_changed(&dir.join("main.rs"), main.as_bytes())?;
     let lock = course.tools.join("Cargo.lock");
     if lock.is_file() && !dir.join("Cargo.lock").is_file() {
-        std::fs::copy(&lock, dir.join("Cargo.lock"))
-            .context("cannot copy Cargo.lock into the harness")?;
+        fs_err::copy(&lock, dir.join("Cargo.lock"))?;
     }
     Ok(dir.join("Cargo.toml"))
 }

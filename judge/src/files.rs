@@ -3,7 +3,7 @@
 //! atomically (so that a reader never sees half a results file); and the
 //! hash that names a folder after the paths it serves.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::Path;
 
 /// Writes `bytes` unless the file already holds them (keeps cargo's fingerprints).
@@ -11,7 +11,7 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
     if std::fs::read(path).ok().as_deref() == Some(bytes) {
         return Ok(());
     }
-    std::fs::write(path, bytes).with_context(|| format!("cannot write `{}`", path.display()))
+    Ok(fs_err::write(path, bytes)?)
 }
 
 /// Writes `text` to a temporary file beside `path`, then renames it over `path`.
@@ -21,9 +21,8 @@ pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text)
-        .with_context(|| format!("cannot write `{}`", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("cannot write `{}`", path.display()))
+    fs_err::write(&temporary, text)?;
+    Ok(fs_err::rename(&temporary, path)?)
 }
 
 /// A stable 32-bit FNV-1a hash of some paths.

@@ -338,11 +338,8 @@ impl Builder<'_, '_> {
         match compile::build(self.course, spec, self.progress)? {
             Built::Binary(binary) => {
                 let folder = target.parent().expect("a file under the output folder");
-                std::fs::create_dir_all(folder)
-                    .with_context(|| format!("cannot create `{}`", folder.display()))?;
-                std::fs::copy(&binary, &target).with_context(|| {
-                    format!("cannot copy the harness to `{}`", target.display())
-                })?;
+                fs_err::create_dir_all(folder)?;
+                fs_err::copy(&binary, &target)?;
                 (entry.status, entry.path) = (Status::Built, Some(relative.clone()));
                 (self.events)(BuildEvent::Built(&relative));
             }
@@ -365,6 +362,5 @@ pub(crate) fn binary(dir: &Path, name: &str) -> Result<PathBuf> {
             dir.display()
         );
     }
-    path.canonicalize()
-        .with_context(|| format!("cannot open `{}`", path.display()))
+    Ok(fs_err::canonicalize(&path)?)
 }

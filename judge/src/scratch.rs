@@ -24,16 +24,14 @@ use walkdir::WalkDir;
 /// that it is the path the compiler's messages name).
 pub(crate) fn folder(course: &Course, what: &str) -> Result<PathBuf> {
     let base = course.scratch(what);
-    std::fs::create_dir_all(&base)
-        .with_context(|| format!("cannot create `{}`", base.display()))?;
-    base.canonicalize()
-        .with_context(|| format!("cannot open `{}`", base.display()))
+    fs_err::create_dir_all(&base)?;
+    Ok(fs_err::canonicalize(&base)?)
 }
 
 /// Makes `to` a copy of the crate `from`'s `Cargo.toml` and `src/`, with
 /// relative `path` dependencies anchored at `home`.
 pub(crate) fn copy_crate(from: &Path, to: &Path, home: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("cannot create `{}`", to.display()))?;
+    fs_err::create_dir_all(to)?;
     for entry in read_dir(to)? {
         let name = entry.file_name();
         if name != "Cargo.toml" && name != "src" {
@@ -70,12 +68,9 @@ fn sync_tree(from: &Path, to: &Path) -> Result<()> {
         let entry = entry.with_context(|| format!("cannot read `{}`", from.display()))?;
         let target = to.join(entry.path().strip_prefix(from).expect("under the root"));
         if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target)
-                .with_context(|| format!("cannot create `{}`", target.display()))?;
+            fs_err::create_dir_all(&target)?;
         } else if entry.file_type().is_file() {
-            let bytes = std::fs::read(entry.path())
-                .with_context(|| format!("cannot read `{}`", entry.path().display()))?;
-            write_if_changed(&target, &bytes)?;
+            write_if_changed(&target, &fs_err::read(entry.path())?)?;
         }
     }
     Ok(())
@@ -131,22 +126,18 @@ fn dependency_tables(manifest: &mut toml::Table) -> Vec<&mut toml::Table> {
 }
 
 /// The entries of `dir`.
-fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
-    let entries =
-        std::fs::read_dir(dir).with_context(|| format!("cannot read `{}`", dir.display()))?;
-    entries
-        .collect::<std::io::Result<_>>()
-        .with_context(|| format!("cannot read `{}`", dir.display()))
+fn read_dir(dir: &Path) -> Result<Vec<fs_err::DirEntry>> {
+    Ok(fs_err::read_dir(dir)?.collect::<std::io::Result<_>>()?)
 }
 
 /// Removes a file or a folder, if there.
 fn remove(path: &Path) -> Result<()> {
-    let result = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
-        Ok(_) => std::fs::remove_file(path),
-        Err(_) => return Ok(()),
-    };
-    result.with_context(|| format!("cannot remove `{}`", path.display()))
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs_err::remove_dir_all(path)?,
+        Ok(_) => fs_err::remove_file(path)?,
+        Err(_) => {}
+    }
+    Ok(())
 }
 
 #[cfg(test)]

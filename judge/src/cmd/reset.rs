@@ -204,7 +204,7 @@ fn back_up(root: &Path, crate_dir: &Path, dir_name: &str) -> Result<(PathBuf, us
 
 /// Creates a new folder `base/name` (or `name-2`, `name-3`, … when taken).
 fn claim(base: &Path, name: &str) -> Result<PathBuf> {
-    // Worded as `judge reset`'s tests and the other "cannot" messages are.
+    // Not through fs-err: `tests/cli/reset.rs` pins this wording.
     std::fs::create_dir_all(base).with_context(|| format!("cannot create `{}`", base.display()))?;
     for n in 1..100 {
         let dir = match n {

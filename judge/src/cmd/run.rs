@@ -5,7 +5,7 @@ use crate::course::Course;
 use crate::exit;
 use crate::judging::{Options, judge_learner};
 use crate::report::render;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -45,7 +45,7 @@ fn copy_artifact(dir: &Path, name: &str, to: Option<&Path>) -> Result<()> {
         );
         return Ok(());
     }
-    std::fs::copy(&from, to).with_context(|| format!("cannot write `{}`", to.display()))?;
+    fs_err::copy(&from, to)?;
     eprintln!("wrote `{}`", to.display());
     Ok(())
 }

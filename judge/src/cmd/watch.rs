@@ -2,12 +2,13 @@
 //! files is saved, and moves on to the next one not passed when it passes.
 //!
 //! The current exercise is the one asked for, else the first one the
-//! progress file does not list as passed. A file watcher (`notify`) on the
-//! exercise's crate feeds changes in; a change counts once no other has come
-//! for [`QUIET`] (editors save in bursts), and changes under `target/` or to
-//! editor swap files do not count. Lines typed on stdin count too: Enter runs
-//! again, `q` quits. Where the watcher cannot start (or with `--manual`) the
-//! keyboard is the only trigger. Each run is `judge run ID`.
+//! progress file does not list as passed. A file watcher (`notify`, through
+//! `notify-debouncer-mini`) on the exercise's crate feeds changes in: a
+//! file's change comes once the file has been quiet for [`QUIET`] (editors
+//! save in bursts), and changes under `target/`, to editor swap files, or
+//! made before the last run began do not count. Lines typed on stdin count
+//! too: Enter runs again, `q` quits. Where the watcher cannot start (or with
+//! `--manual`) the keyboard is the only trigger. Each run is `judge run ID`.
 
 use crate::cli::WatchArgs;
 use crate::course::Course;
@@ -16,21 +17,25 @@ use crate::judging::{Options, judge_learner};
 use crate::progress::{self, Status};
 use crate::report::render;
 use anyhow::Result;
-use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{EventHandler, EventKind, RecommendedWatcher, RecursiveMode, Watcher, WatcherKind};
+use notify_debouncer_mini::{
+    DebounceEventResult, DebouncedEvent, DebouncedEventKind, Debouncer, new_debouncer_opt,
+};
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::{Component, Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::path::{Component, Path};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
-/// How long the files must stay unchanged before a run starts.
+/// How long a file must stay unchanged before its change counts.
 const QUIET: Duration = Duration::from_millis(200);
 
 /// What arrives while waiting.
 #[derive(Debug)]
 enum Signal {
-    /// The file watcher saw something.
-    File(notify::Result<notify::Event>),
+    /// The file watcher's changes, each once its file had been quiet for
+    /// [`QUIET`], and when they arrived.
+    Files(Instant, DebounceEventResult),
     /// A line typed on stdin.
     Line(String),
     /// Stdin ended.
@@ -46,33 +51,31 @@ enum Next {
     Quit,
 }
 
-/// A burst of file changes, counted once it has been quiet for a while.
-#[derive(Clone, Copy, Debug)]
-struct Debounce {
-    /// How long it must stay quiet.
-    quiet: Duration,
-    /// The last change not yet acted on.
-    last: Option<Instant>,
-}
+/// The recommended watcher, passing on only the events that change files
+/// (see [`is_change`]): cargo opening the crate's files to build it must not
+/// start a run.
+struct ChangesOnly(RecommendedWatcher);
 
-impl Debounce {
-    /// Nothing pending; a burst counts after `quiet`.
-    fn new(quiet: Duration) -> Self {
-        Self { quiet, last: None }
+impl Watcher for ChangesOnly {
+    fn new<F: EventHandler>(mut handler: F, config: notify::Config) -> notify::Result<Self> {
+        let changes_only = move |event: notify::Result<notify::Event>| {
+            if event.as_ref().map_or(true, |event| is_change(&event.kind)) {
+                handler.handle_event(event);
+            }
+        };
+        RecommendedWatcher::new(changes_only, config).map(Self)
     }
 
-    /// A change at `now`.
-    fn note(&mut self, now: Instant) {
-        self.last = Some(now);
+    fn watch(&mut self, path: &Path, mode: RecursiveMode) -> notify::Result<()> {
+        self.0.watch(path, mode)
     }
 
-    /// How long to wait for more changes: `None` when none is pending, zero
-    /// when it is time to act.
-    fn remaining(&self, now: Instant) -> Option<Duration> {
-        self.last.map(|last| {
-            self.quiet
-                .saturating_sub(now.saturating_duration_since(last))
-        })
+    fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
+        self.0.unwatch(path)
+    }
+
+    fn kind() -> WatcherKind {
+        RecommendedWatcher::kind()
     }
 }
 
@@ -118,11 +121,12 @@ fn until_passed(
     };
     let mut clear = false;
     loop {
+        let ran = Instant::now();
         if run_once(course, args, id, clear)? {
             return Ok(true);
         }
         print_help(&crate_dir, &course.root, watcher.is_some());
-        match wait(receive, &crate_dir, watcher.is_none()) {
+        match wait(receive, &crate_dir, watcher.is_none(), ran) {
             Next::Run => clear = true,
             Next::Quit => return Ok(false),
         }
@@ -172,12 +176,21 @@ fn print_help(crate_dir: &Path, root: &Path, watching: bool) {
 }
 
 /// Starts watching `crate_dir`; `None` (after saying why) when it cannot.
-fn start_watcher(crate_dir: &Path, send: Sender<Signal>) -> Option<RecommendedWatcher> {
-    let watcher = notify::recommended_watcher(move |event| {
-        let _ = send.send(Signal::File(event));
+fn start_watcher(crate_dir: &Path, send: Sender<Signal>) -> Option<Debouncer<ChangesOnly>> {
+    // Not in batches: each change then comes `QUIET` after it was made,
+    // which is what `counts` expects.
+    let config = notify_debouncer_mini::Config::default()
+        .with_timeout(QUIET)
+        .with_batch_mode(false);
+    let handler = move |result: DebounceEventResult| {
+        let _ = send.send(Signal::Files(Instant::now(), result));
+    };
+    let started = new_debouncer_opt::<_, ChangesOnly>(config, handler).and_then(|mut debouncer| {
+        let watching = debouncer
+            .watcher()
+            .watch(crate_dir, RecursiveMode::Recursive);
+        watching.map(|()| debouncer)
     });
-    let started =
-        watcher.and_then(|mut w| w.watch(crate_dir, RecursiveMode::Recursive).map(|()| w));
     match started {
         Ok(watcher) => Some(watcher),
         Err(err) => {
@@ -203,37 +216,32 @@ fn spawn_stdin_reader(send: Sender<Signal>) {
     });
 }
 
-/// Waits for the next reason to run (a quiet burst of relevant changes, or
-/// Enter) or to quit (`q`, or stdin ending in manual mode).
-fn wait(receive: &Receiver<Signal>, crate_dir: &Path, manual: bool) -> Next {
-    let mut burst = Debounce::new(QUIET);
+/// Waits for the next reason to run (a change to the crate's files made
+/// after the run that began at `ran` began, or Enter) or to quit (`q`, or
+/// stdin ending in manual mode).
+fn wait(receive: &Receiver<Signal>, crate_dir: &Path, manual: bool, ran: Instant) -> Next {
+    let mut changed = false;
     // Lines typed while the exercise ran are dropped (but `q` still quits);
     // files saved meanwhile count.
     for signal in receive.try_iter() {
         match signal {
-            Signal::File(Ok(event)) if counts(&event.kind, &event.paths, crate_dir) => {
-                burst.note(Instant::now())
-            }
+            Signal::Files(at, Ok(events)) => changed |= counts(&events, crate_dir, at, ran),
             Signal::Line(line) if command(&line) == Some(Next::Quit) => return Next::Quit,
             Signal::Closed if manual => return Next::Quit,
             _ => {}
         }
     }
+    if changed {
+        return Next::Run;
+    }
     loop {
-        let signal = match burst.remaining(Instant::now()) {
-            Some(left) => match receive.recv_timeout(left) {
-                Err(RecvTimeoutError::Timeout) => return Next::Run,
-                other => other.ok(),
-            },
-            None => receive.recv().ok(),
-        };
-        match signal {
+        match receive.recv().ok() {
             None => return Next::Quit,
-            Some(Signal::File(Ok(event))) if counts(&event.kind, &event.paths, crate_dir) => {
-                burst.note(Instant::now())
+            Some(Signal::Files(at, Ok(events))) if counts(&events, crate_dir, at, ran) => {
+                return Next::Run;
             }
-            Some(Signal::File(Ok(_))) => {}
-            Some(Signal::File(Err(err))) => eprintln!("note: the file watcher says: {err}"),
+            Some(Signal::Files(_, Ok(_))) => {}
+            Some(Signal::Files(_, Err(err))) => eprintln!("note: the file watcher says: {err}"),
             Some(Signal::Line(line)) => match command(&line) {
                 Some(next) => return next,
                 None => println!("type Enter to run again, or q then Enter to quit"),
@@ -253,18 +261,31 @@ fn command(line: &str) -> Option<Next> {
     }
 }
 
-/// Whether an event of `kind` on `paths` is a change to the crate in
-/// `crate_dir` worth a run: files created, written, renamed or removed,
-/// outside `target/` and `.git/`, and not editor swap or backup files.
-fn counts(kind: &EventKind, paths: &[PathBuf], crate_dir: &Path) -> bool {
-    let changed = matches!(
+/// Whether an event of `kind` changes files: they are created, written,
+/// renamed or removed (not merely opened or read).
+fn is_change(kind: &EventKind) -> bool {
+    matches!(
         kind,
         EventKind::Any | EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
-    );
-    changed && paths.iter().any(|path| relevant(path, crate_dir))
+    )
 }
 
-/// Whether `path` is a file of the crate that a run depends on.
+/// Whether the debounced `events` that arrived `at` ask for a run: a file
+/// of the crate in `crate_dir` (see [`relevant`]) has stopped changing, and
+/// it changed after the run that began at `ran` began. A change arrives
+/// [`QUIET`] after it was made, so one that arrives sooner was made before
+/// that run, which saw it (an editor saving several files at once has their
+/// changes arrive a few milliseconds apart).
+fn counts(events: &[DebouncedEvent], crate_dir: &Path, at: Instant, ran: Instant) -> bool {
+    let settled = |event: &DebouncedEvent| event.kind == DebouncedEventKind::Any;
+    at.saturating_duration_since(ran) >= QUIET
+        && events
+            .iter()
+            .any(|event| settled(event) && relevant(&event.path, crate_dir))
+}
+
+/// Whether `path` is a file of the crate that a run depends on: outside
+/// `target/` and `.git/`, and not an editor's swap or backup file.
 fn relevant(path: &Path, crate_dir: &Path) -> bool {
     let Ok(inside) = path.strip_prefix(crate_dir) else {
         return false;

@@ -1,49 +1,40 @@
-//! Tests of `judge watch`: the debounce, which file changes count, what a
+//! Tests of `judge watch`: which file changes count (and when), what a
 //! typed line asks for, and which exercise is current.
 
 use super::*;
-use notify::event::{AccessKind, CreateKind, ModifyKind};
+use notify::event::{AccessKind, CreateKind, ModifyKind, RemoveKind};
+use std::path::PathBuf;
+
+/// A debounced change of `path` that has settled.
+fn settled(path: PathBuf) -> DebouncedEvent {
+    DebouncedEvent::new(path, DebouncedEventKind::Any)
+}
 
 #[test]
-fn a_burst_counts_once_it_has_been_quiet() {
-    let t0 = Instant::now();
-    let ms = Duration::from_millis;
-    let mut burst = Debounce::new(ms(200));
-    assert_eq!(burst.remaining(t0), None, "nothing pending");
-    burst.note(t0);
-    assert_eq!(burst.remaining(t0 + ms(50)), Some(ms(150)));
-    burst.note(t0 + ms(150));
-    assert_eq!(
-        burst.remaining(t0 + ms(250)),
-        Some(ms(100)),
-        "a new change restarts the wait"
+fn only_writes_creations_and_removals_reach_the_debouncer() {
+    assert!(is_change(&EventKind::Modify(ModifyKind::Any)));
+    assert!(is_change(&EventKind::Create(CreateKind::File)));
+    assert!(is_change(&EventKind::Remove(RemoveKind::File)));
+    assert!(is_change(&EventKind::Any));
+    assert!(
+        !is_change(&EventKind::Access(AccessKind::Any)),
+        "cargo reading"
     );
-    assert_eq!(burst.remaining(t0 + ms(350)), Some(Duration::ZERO));
-    assert_eq!(burst.remaining(t0 + ms(999)), Some(Duration::ZERO));
+    assert!(!is_change(&EventKind::Other));
 }
 
 #[test]
 fn only_changes_to_the_learners_files_count() {
     let dir = Path::new("/course/exercises/101-x");
-    let at = |p: &str| vec![dir.join(p)];
-    let write = EventKind::Modify(ModifyKind::Any);
-    assert!(counts(&write, &at("src/lib.rs"), dir));
-    assert!(counts(
-        &EventKind::Create(CreateKind::File),
-        &at("src/new.rs"),
-        dir
-    ));
-    assert!(
-        !counts(&EventKind::Access(AccessKind::Any), &at("src/lib.rs"), dir),
-        "cargo reading"
-    );
-    assert!(!counts(&write, &at("target/debug/x"), dir));
-    assert!(!counts(&write, &at(".git/index"), dir));
-    assert!(!counts(
-        &write,
-        &[PathBuf::from("/course/exercises/102-y/src/lib.rs")],
-        dir
-    ));
+    let ran = Instant::now();
+    let later = ran + QUIET;
+    let at = |p: &str| [settled(dir.join(p))];
+    assert!(counts(&at("src/lib.rs"), dir, later, ran));
+    assert!(counts(&at("src/new.rs"), dir, later, ran));
+    assert!(!counts(&at("target/debug/x"), dir, later, ran));
+    assert!(!counts(&at(".git/index"), dir, later, ran));
+    let other = [settled("/course/exercises/102-y/src/lib.rs".into())];
+    assert!(!counts(&other, dir, later, ran));
     for scratch in [
         "src/.lib.rs.swp",
         "src/lib.rs~",
@@ -51,9 +42,40 @@ fn only_changes_to_the_learners_files_count() {
         "src/.#lib.rs",
         "src/#lib.rs#",
     ] {
-        assert!(!counts(&write, &at(scratch), dir), "{scratch}");
+        assert!(!counts(&at(scratch), dir, later, ran), "{scratch}");
     }
-    assert!(counts(&write, &at("src/target.rs"), dir));
+    assert!(counts(&at("src/target.rs"), dir, later, ran));
+    let mixed = [
+        settled(dir.join("src/lib.rs~")),
+        settled(dir.join("src/lib.rs")),
+    ];
+    assert!(counts(&mixed, dir, later, ran), "an editor's atomic save");
+}
+
+#[test]
+fn a_change_counts_once_settled_and_made_after_the_run_began() {
+    let dir = Path::new("/course/exercises/101-x");
+    let ran = Instant::now();
+    let ms = Duration::from_millis;
+    let lib = [settled(dir.join("src/lib.rs"))];
+    assert!(
+        !counts(&lib, dir, ran + ms(5), ran),
+        "saved with the file the run began after, arriving a little later"
+    );
+    assert!(counts(&lib, dir, ran + QUIET, ran));
+    assert!(
+        counts(&lib, dir, ran + ms(5_000), ran),
+        "saved during the run"
+    );
+    let writing = [DebouncedEvent::new(
+        dir.join("src/lib.rs"),
+        DebouncedEventKind::AnyContinuous,
+    )];
+    assert!(
+        !counts(&writing, dir, ran + ms(5_000), ran),
+        "still being written"
+    );
+    assert!(!counts(&[], dir, ran + ms(5_000), ran));
 }
 
 #[test]
