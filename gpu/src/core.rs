@@ -368,3 +368,6 @@ pub(crate) fn static_name(kind: OpKind) -> &'static str {
         OpKind::HostWork => "host_work",
     }
 }
+
+#[cfg(test)]
+mod tests;
