@@ -174,7 +174,10 @@ fn state_errors_leave_the_capture_alone() {
     log.note("begin again", other.begin_capture());
     log.note("launch", graph.launch());
     log.note("end elsewhere", other.end_capture().map(|g| g.len()));
-    log.note("host work", Ok(device.host_work(Duration::from_micros(1))));
+    log.note(
+        "host work",
+        Ok(()).map(|()| device.host_work(Duration::from_micros(1))),
+    );
     log.note("pinned", device.alloc_pinned::<f32>(4).map(|p| p.len()));
     log.note("end", s.end_capture().map(|g| g.len()));
     log.check(
@@ -184,8 +187,8 @@ begin again: `begin_capture` at gpu/src/core/tests.rs:174:35: stream 1 is alread
 launch: `Graph::launch` at gpu/src/core/tests.rs:175:30: a graph cannot be launched while a capture is in progress; end the capture first
 end elsewhere: `end_capture` at gpu/src/core/tests.rs:176:37: stream 2 is not capturing; call `begin_capture` first
 host work: ok ()
-pinned: `alloc_pinned` at gpu/src/core/tests.rs:178:31 is not allowed while stream 1 is capturing a graph (allocate pinned memory before the capture begins); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `alloc_pinned` at gpu/src/core/tests.rs:178:31; nothing was captured, begin a new capture without that call",
+pinned: `alloc_pinned` at gpu/src/core/tests.rs:181:31 is not allowed while stream 1 is capturing a graph (allocate pinned memory before the capture begins); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `alloc_pinned` at gpu/src/core/tests.rs:181:31; nothing was captured, begin a new capture without that call",
     );
 }
 
@@ -213,12 +216,12 @@ fn a_capture_refusal_comes_before_sync_debug() {
     log.trace(&device, seq);
     log.check(
         "
-sync: `Device::synchronize` at gpu/src/core/tests.rs:199:29 would block the CPU (the CPU waits until every stream of the device is idle) and sync debug mode is `Error`; use pinned memory and events instead, or `SyncDebug::Warn` to let it through
-sync in a capture: `Device::synchronize` at gpu/src/core/tests.rs:201:42 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `Device::synchronize` at gpu/src/core/tests.rs:201:42; nothing was captured, begin a new capture without that call
-segment: `alloc_segment` at gpu/src/core/tests.rs:204:32 is not allowed while stream 1 is capturing a graph (allocate device memory before the capture begins); the capture is now invalidated
-event query: `Event::query` at gpu/src/core/tests.rs:205:57 is not allowed while stream 1 is capturing a graph (a query observes the GPU from the CPU); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `alloc_segment` at gpu/src/core/tests.rs:204:32; nothing was captured, begin a new capture without that call
+sync: `Device::synchronize` at gpu/src/core/tests.rs:202:29 would block the CPU (the CPU waits until every stream of the device is idle) and sync debug mode is `Error`; use pinned memory and events instead, or `SyncDebug::Warn` to let it through
+sync in a capture: `Device::synchronize` at gpu/src/core/tests.rs:204:42 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `Device::synchronize` at gpu/src/core/tests.rs:204:42; nothing was captured, begin a new capture without that call
+segment: `alloc_segment` at gpu/src/core/tests.rs:207:32 is not allowed while stream 1 is capturing a graph (allocate device memory before the capture begins); the capture is now invalidated
+event query: `Event::query` at gpu/src/core/tests.rs:208:57 is not allowed while stream 1 is capturing a graph (a query observes the GPU from the CPU); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `alloc_segment` at gpu/src/core/tests.rs:207:32; nothing was captured, begin a new capture without that call
 end after a pinned drop: the capture on stream 1 was invalidated by `free of a pinned buffer` at <drop of a PinnedBuffer>; nothing was captured, begin a new capture without that call
   trace FreeSegment on -",
     );
@@ -259,7 +262,7 @@ fn queries_order_the_cpu_only_when_the_work_is_done() {
 query: ok false
 event query: ok false
 write: ok ()
-  race Unordered: the CPU writes it in a CPU write of pinned memory at gpu/src/core/tests.rs:239:30 / stream 1 writes it in a copy into pinned memory at gpu/src/core/tests.rs:235:7
+  race Unordered: the CPU writes it in a CPU write of pinned memory at gpu/src/core/tests.rs:242:30 / stream 1 writes it in a copy into pinned memory at gpu/src/core/tests.rs:238:7
 query: ok true
 write: ok ()
 event query: ok true
@@ -288,8 +291,8 @@ fn a_free_on_another_stream_is_checked_for_reuse() {
     log.check(
         "
 same address: ok true
-  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:281:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:278:15
-  race ReuseAfterFree: stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:284:15 / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:281:11",
+  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:284:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:281:15
+  race ReuseAfterFree: stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:287:15 / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:284:11",
     );
 }
 
@@ -308,6 +311,6 @@ fn a_replay_checks_the_views_it_was_captured_with() {
     log.check(
         "
 launch: ok ()
-launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:307:45 uses device memory [0x1000000000, +16) that is not inside a live allocation; was its buffer freed or dropped?",
+launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:310:45 uses device memory [0x1000000000, +16) that is not inside a live allocation; was its buffer freed or dropped?",
     );
 }
