@@ -1,7 +1,7 @@
 //! Opening a device, and the calls that belong to the whole device.
 
 use crate::calibration::Calibration;
-use crate::core::{AllocKind, Core, Op, SyncDebug};
+use crate::core::{AllocKind, Core, Op, Race, SyncDebug};
 use crate::elem::{Elem, View};
 use crate::error::{GpuError, Result};
 use crate::memory::{PinnedBuffer, Segment};
@@ -179,12 +179,10 @@ impl Device {
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
-        let mut core = self.core();
         let op = Op::new(OpKind::DeviceSynchronize, "device synchronize", site)
-            .blocking(BlockReason::DeviceSynchronize);
-        core.call(op, |exec| exec.sync_device())?;
-        core.race.on_device_done();
-        Ok(())
+            .blocking(BlockReason::DeviceSynchronize)
+            .race(Race::DeviceDone);
+        self.core().call(op, |exec| exec.sync_device())
     }
 
     /// Busy CPU work for `duration`: scheduling, bookkeeping, tokenizing.
@@ -209,12 +207,11 @@ impl Device {
         let site = CallSite::caller();
         let mut core = self.core();
         let op = Op::new(OpKind::AllocSegment, "cuMemAlloc", site).bytes(bytes as u64);
-        core.refuse_in_capture(&op, "allocate device memory before the capture begins")?;
         let capacity = core.info.total_memory;
         let addr = core
             .call(op, |exec| exec.malloc_segment(bytes))
             .map_err(|e| e.in_allocation("alloc_segment", bytes as u64, capacity, site))?;
-        core.add_allocation(addr, bytes as u64, AllocKind::Segment);
+        core.allocations.add(addr, bytes as u64, AllocKind::Segment);
         drop(core);
         Ok(Segment::new(self.clone(), addr, bytes, site))
     }
@@ -236,11 +233,8 @@ impl Device {
     pub fn alloc_pinned<T: Elem>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         let site = CallSite::caller();
         let bytes = crate::elem::byte_len::<T>(len, "alloc_pinned", site)?;
-        let mut core = self.core();
         let op = Op::new(OpKind::AllocPinned, "cuMemHostAlloc", site).bytes(bytes as u64);
-        core.refuse_in_capture(&op, "allocate pinned memory before the capture begins")?;
-        let host = core.call(op, |exec| exec.alloc_pinned(bytes))?;
-        drop(core);
+        let host = self.core().call(op, |exec| exec.alloc_pinned(bytes))?;
         Ok(PinnedBuffer::new(self.clone(), host, len))
     }
 
@@ -260,7 +254,7 @@ impl Device {
             });
         }
         let bytes = crate::elem::byte_len::<T>(len, "view", site)? as u64;
-        self.core().check_range("view", addr, bytes, site)?;
+        self.core().allocations.check("view", addr, bytes, site)?;
         Ok(View::new(addr, len))
     }
 
@@ -287,12 +281,12 @@ impl Device {
 
     /// The races found so far.
     pub fn races(&self) -> Vec<RaceReport> {
-        self.core().race.reports().to_vec()
+        self.core().races().to_vec()
     }
 
     /// Removes and returns the races found so far.
     pub fn take_races(&self) -> Vec<RaceReport> {
-        self.core().race.take_reports()
+        self.core().take_races()
     }
 }
 

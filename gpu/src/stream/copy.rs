@@ -1,7 +1,7 @@
 //! Copies between host and device, and within the device.
 
 use super::Stream;
-use crate::core::Op;
+use crate::core::{NodeAccess, Op, Race};
 use crate::elem::{AsView, Elem, View};
 use crate::error::{GpuError, Result};
 use crate::exec::Copy;
@@ -15,6 +15,11 @@ fn device_range<T: Elem>(view: View<T>, write: bool) -> Range {
         bytes: view.bytes() as u64,
         write,
     }
+}
+
+/// What a copy touches, for the race checker (and the view checks).
+fn access<const N: usize>(ranges: [Range; N], what: &str) -> Race {
+    Race::Access(NodeAccess::new(ranges, what))
 }
 
 fn same_len(op: &'static str, from: usize, to: usize, site: CallSite) -> Result<()> {
@@ -45,22 +50,21 @@ impl Stream {
         let op = Op::new(OpKind::CopyHostToDevice, "copy pageable to device", site)
             .on(self.id)
             .bytes(bytes.len() as u64)
-            .blocking(BlockReason::PageableHostToDevice);
+            .blocking(BlockReason::PageableHostToDevice)
+            .race(access(
+                [device_range(dst, true)],
+                "a copy from pageable memory",
+            ));
         let stream = self.id;
-        self.enqueue(
-            op,
-            &[device_range(dst, true)],
-            "a copy from pageable memory",
-            |exec| {
-                exec.copy(
-                    stream,
-                    Copy::PageableToDevice {
-                        src: bytes,
-                        dst: dst.addr(),
-                    },
-                )
-            },
-        )
+        self.enqueue(op, |exec| {
+            exec.copy(
+                stream,
+                Copy::PageableToDevice {
+                    src: bytes,
+                    dst: dst.addr(),
+                },
+            )
+        })
     }
 
     /// Copies device memory into pageable host memory (`dst`).
@@ -75,25 +79,23 @@ impl Stream {
         let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pageable", site)
             .on(self.id)
             .bytes(src.bytes() as u64)
-            .blocking(BlockReason::PageableDeviceToHost);
+            .blocking(BlockReason::PageableDeviceToHost)
+            .race(access(
+                [device_range(src, false)],
+                "a copy to pageable memory",
+            ))
+            .race(Race::StreamDone);
         let stream = self.id;
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(dst);
-        self.enqueue(
-            op,
-            &[device_range(src, false)],
-            "a copy to pageable memory",
-            |exec| {
-                exec.copy(
-                    stream,
-                    Copy::DeviceToPageable {
-                        src: src.addr(),
-                        dst: bytes,
-                    },
-                )
-            },
-        )?;
-        self.device.core().race.on_stream_done(stream);
-        Ok(())
+        self.enqueue(op, |exec| {
+            exec.copy(
+                stream,
+                Copy::DeviceToPageable {
+                    src: src.addr(),
+                    dst: bytes,
+                },
+            )
+        })
     }
 
     /// Copies device memory into a new `Vec`. **Blocks**, like [`Stream::copy_to_host`].
@@ -117,12 +119,13 @@ impl Stream {
         let site = CallSite::caller();
         let dst = dst.view();
         self.check_pinned(src, dst.len(), "copy_from_pinned", site)?;
+        let ranges = [src.range(dst.len(), false), device_range(dst, true)];
         let op = Op::new(OpKind::CopyHostToDevice, "copy pinned to device", site)
             .on(self.id)
-            .bytes(dst.bytes() as u64);
+            .bytes(dst.bytes() as u64)
+            .race(access(ranges, "a copy from pinned memory"));
         let (stream, host) = (self.id, src.host());
-        let ranges = [src.range(dst.len(), false), device_range(dst, true)];
-        self.enqueue(op, &ranges, "a copy from pinned memory", |exec| {
+        self.enqueue(op, |exec| {
             let copy = Copy::PinnedToDevice {
                 src: host,
                 offset: 0,
@@ -145,12 +148,13 @@ impl Stream {
         let site = CallSite::caller();
         let src = src.view();
         self.check_pinned(dst, src.len(), "copy_to_pinned", site)?;
+        let ranges = [device_range(src, false), dst.range(src.len(), true)];
         let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pinned", site)
             .on(self.id)
-            .bytes(src.bytes() as u64);
+            .bytes(src.bytes() as u64)
+            .race(access(ranges, "a copy into pinned memory"));
         let (stream, host) = (self.id, dst.host());
-        let ranges = [device_range(src, false), dst.range(src.len(), true)];
-        self.enqueue(op, &ranges, "a copy into pinned memory", |exec| {
+        self.enqueue(op, |exec| {
             let copy = Copy::DeviceToPinned {
                 src: src.addr(),
                 dst: host,
@@ -167,12 +171,13 @@ impl Stream {
         let site = CallSite::caller();
         let (src, dst) = (src.view(), dst.view());
         same_len("copy", src.len(), dst.len(), site)?;
+        let ranges = [device_range(src, false), device_range(dst, true)];
         let op = Op::new(OpKind::CopyDeviceToDevice, "copy device to device", site)
             .on(self.id)
-            .bytes(src.bytes() as u64);
+            .bytes(src.bytes() as u64)
+            .race(access(ranges, "a device-to-device copy"));
         let stream = self.id;
-        let ranges = [device_range(src, false), device_range(dst, true)];
-        self.enqueue(op, &ranges, "a device-to-device copy", |exec| {
+        self.enqueue(op, |exec| {
             exec.copy(
                 stream,
                 Copy::DeviceToDevice {
