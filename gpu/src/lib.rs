@@ -33,6 +33,8 @@
 //! a race) is decided above the backend. So a program behaves the same on a
 //! GPU and without one, except for how long things take: the virtual GPU
 //! takes its times from a [`Calibration`] table measured on an H200.
+//! Which of the two a [`Device`] opens on is decided in one place,
+//! [`Backend::resolve`] (`GPU_BACKEND` and the CUDA probe).
 //!
 //! # The three names of each concept
 //!
@@ -104,7 +106,7 @@ pub use calibration::Calibration;
 pub use core::SyncDebug;
 pub use cuda::{CudaLibraries, CudaLibrary, cuda_libraries};
 pub use decoder::{Decoder, DecoderConfig};
-pub use device::{Backend, Device, DeviceOptions, cuda_available};
+pub use device::{Backend, Device, DeviceOptions, ResolvedBackend, cuda_available};
 pub use elem::{AsView, Elem, ElemKind, View};
 pub use error::{GpuError, Result};
 pub use event::Event;
