@@ -6,7 +6,7 @@
 //! log: a change to a capture rule, to the order of the checks or to a race
 //! effect shows up as a line that differs.
 
-use crate::{AsView, Backend, Device, DeviceOptions, Result, SyncDebug};
+use crate::{AsView, Backend, Device, DeviceOptions, Result, Stream, SyncDebug};
 use std::fmt::Debug;
 use std::time::Duration;
 
@@ -17,6 +17,13 @@ fn open() -> Device {
         ..DeviceOptions::default()
     })
     .unwrap()
+}
+
+/// A device with two streams: the one that captures, and another.
+fn two_streams() -> (Device, Stream, Stream) {
+    let device = open();
+    let (s, other) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    (device, s, other)
 }
 
 /// What the calls of a program returned, one line each.
@@ -58,8 +65,7 @@ impl Log {
 
 #[test]
 fn a_pageable_copy_checks_the_capture_then_the_views_then_blocking() {
-    let device = open();
-    let (s, other) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let (device, s, other) = two_streams();
     let x = s.alloc_zeros::<f32>(4).unwrap();
     let y = other.alloc_zeros::<f32>(4).unwrap();
     let gone = s.alloc_zeros::<f32>(4).unwrap();
@@ -80,13 +86,13 @@ fn a_pageable_copy_checks_the_capture_then_the_views_then_blocking() {
     log.trace(&device, seq);
     log.check(
         "
-bad view: `copy to device` at gpu/src/core/tests.rs:72:28 uses device memory [0x1000000400, +16) that is not inside a live allocation; was its buffer freed or dropped?
+bad view: `copy to device` at gpu/src/core/tests.rs:78:28 uses device memory [0x1000000400, +16) that is not inside a live allocation; was its buffer freed or dropped?
 still capturing: ok true
-other stream: `copy to device` at gpu/src/core/tests.rs:74:36 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
-capturing stream: the capture on stream 1 was invalidated by `copy to device` at gpu/src/core/tests.rs:74:36; nothing was captured, begin a new capture without that call
-kernel: the capture on stream 1 was invalidated by `copy to device` at gpu/src/core/tests.rs:74:36; nothing was captured, begin a new capture without that call
-synchronize: `Stream::synchronize` at gpu/src/core/tests.rs:77:31 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `copy to device` at gpu/src/core/tests.rs:74:36; nothing was captured, begin a new capture without that call
+other stream: `copy to device` at gpu/src/core/tests.rs:80:36 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
+capturing stream: the capture on stream 1 was invalidated by `copy to device` at gpu/src/core/tests.rs:80:36; nothing was captured, begin a new capture without that call
+kernel: the capture on stream 1 was invalidated by `copy to device` at gpu/src/core/tests.rs:80:36; nothing was captured, begin a new capture without that call
+synchronize: `Stream::synchronize` at gpu/src/core/tests.rs:83:31 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `copy to device` at gpu/src/core/tests.rs:80:36; nothing was captured, begin a new capture without that call
 still capturing: ok false
   trace Free on 2
   trace BeginCapture on 1",
@@ -95,8 +101,7 @@ still capturing: ok false
 
 #[test]
 fn events_and_frees_are_illegal_only_on_the_capturing_stream() {
-    let device = open();
-    let (s, other) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let (device, s, other) = two_streams();
     let x = s.alloc_zeros::<f32>(4).unwrap();
     let e = device.new_event().unwrap();
     let mut log = Log::default();
@@ -125,11 +130,11 @@ kernel elsewhere: ok ()
 kernel: ok ()
 new stream: ok StreamId(3)
 new event: ok ()
-record: `record` at gpu/src/core/tests.rs:111:26 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: record events after the capture); the capture is now invalidated
-wait: `wait_event` at gpu/src/core/tests.rs:112:24 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: wait for events before the capture); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `record` at gpu/src/core/tests.rs:111:26; nothing was captured, begin a new capture without that call
+record: `record` at gpu/src/core/tests.rs:116:26 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: record events after the capture); the capture is now invalidated
+wait: `wait_event` at gpu/src/core/tests.rs:117:24 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: wait for events before the capture); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `record` at gpu/src/core/tests.rs:116:26; nothing was captured, begin a new capture without that call
 kernel: ok ()
-end after a free: the capture on stream 1 was invalidated by `free` at gpu/src/core/tests.rs:116:7; nothing was captured, begin a new capture without that call
+end after a free: the capture on stream 1 was invalidated by `free` at gpu/src/core/tests.rs:121:7; nothing was captured, begin a new capture without that call
   trace BeginCapture on 1
   trace EventRecord on 2
   trace StreamWaitEvent on 2
@@ -140,7 +145,7 @@ end after a free: the capture on stream 1 was invalidated by `free` at gpu/src/c
   trace BeginCapture on 1
   trace Launch on 1 captured
   trace Free on 1
-  race Unordered: stream 2 writes it in kernel `fill_f32` at gpu/src/core/tests.rs:107:40 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:100:15",
+  race Unordered: stream 2 writes it in kernel `fill_f32` at gpu/src/core/tests.rs:112:40 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:105:15",
     );
 }
 
@@ -155,15 +160,14 @@ fn a_wait_on_the_capturing_stream_names_its_own_reason() {
     log.note("end", s.end_capture().map(|g| g.len()));
     log.check(
         "
-wait: `wait_event` at gpu/src/core/tests.rs:154:24 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: wait for events before the capture); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `wait_event` at gpu/src/core/tests.rs:154:24; nothing was captured, begin a new capture without that call",
+wait: `wait_event` at gpu/src/core/tests.rs:159:24 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: wait for events before the capture); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `wait_event` at gpu/src/core/tests.rs:159:24; nothing was captured, begin a new capture without that call",
     );
 }
 
 #[test]
 fn state_errors_leave_the_capture_alone() {
-    let device = open();
-    let (s, other) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let (device, s, other) = two_streams();
     let x = s.alloc_zeros::<f32>(4).unwrap();
     s.begin_capture().unwrap();
     s.fill(&x, 1.0).unwrap();
@@ -182,13 +186,13 @@ fn state_errors_leave_the_capture_alone() {
     log.note("end", s.end_capture().map(|g| g.len()));
     log.check(
         "
-end twice: `end_capture` at gpu/src/core/tests.rs:172:29: stream 1 is not capturing; call `begin_capture` first
-begin again: `begin_capture` at gpu/src/core/tests.rs:174:35: stream 1 is already capturing; end that capture first
-launch: `Graph::launch` at gpu/src/core/tests.rs:175:30: a graph cannot be launched while a capture is in progress; end the capture first
-end elsewhere: `end_capture` at gpu/src/core/tests.rs:176:37: stream 2 is not capturing; call `begin_capture` first
+end twice: `end_capture` at gpu/src/core/tests.rs:176:29: stream 1 is not capturing; call `begin_capture` first
+begin again: `begin_capture` at gpu/src/core/tests.rs:178:35: stream 1 is already capturing; end that capture first
+launch: `Graph::launch` at gpu/src/core/tests.rs:179:30: a graph cannot be launched while a capture is in progress; end the capture first
+end elsewhere: `end_capture` at gpu/src/core/tests.rs:180:37: stream 2 is not capturing; call `begin_capture` first
 host work: ok ()
-pinned: `alloc_pinned` at gpu/src/core/tests.rs:181:31 is not allowed while stream 1 is capturing a graph (allocate pinned memory before the capture begins); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `alloc_pinned` at gpu/src/core/tests.rs:181:31; nothing was captured, begin a new capture without that call",
+pinned: `alloc_pinned` at gpu/src/core/tests.rs:185:31 is not allowed while stream 1 is capturing a graph (allocate pinned memory before the capture begins); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `alloc_pinned` at gpu/src/core/tests.rs:185:31; nothing was captured, begin a new capture without that call",
     );
 }
 
@@ -216,12 +220,12 @@ fn a_capture_refusal_comes_before_sync_debug() {
     log.trace(&device, seq);
     log.check(
         "
-sync: `Device::synchronize` at gpu/src/core/tests.rs:202:29 would block the CPU (the CPU waits until every stream of the device is idle) and sync debug mode is `Error`; use pinned memory and events instead, or `SyncDebug::Warn` to let it through
-sync in a capture: `Device::synchronize` at gpu/src/core/tests.rs:204:42 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `Device::synchronize` at gpu/src/core/tests.rs:204:42; nothing was captured, begin a new capture without that call
-segment: `alloc_segment` at gpu/src/core/tests.rs:207:32 is not allowed while stream 1 is capturing a graph (allocate device memory before the capture begins); the capture is now invalidated
-event query: `Event::query` at gpu/src/core/tests.rs:208:57 is not allowed while stream 1 is capturing a graph (a query observes the GPU from the CPU); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `alloc_segment` at gpu/src/core/tests.rs:207:32; nothing was captured, begin a new capture without that call
+sync: `Device::synchronize` at gpu/src/core/tests.rs:206:29 would block the CPU (the CPU waits until every stream of the device is idle) and sync debug mode is `Error`; use pinned memory and events instead, or `SyncDebug::Warn` to let it through
+sync in a capture: `Device::synchronize` at gpu/src/core/tests.rs:208:42 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `Device::synchronize` at gpu/src/core/tests.rs:208:42; nothing was captured, begin a new capture without that call
+segment: `alloc_segment` at gpu/src/core/tests.rs:211:32 is not allowed while stream 1 is capturing a graph (allocate device memory before the capture begins); the capture is now invalidated
+event query: `Event::query` at gpu/src/core/tests.rs:212:57 is not allowed while stream 1 is capturing a graph (a query observes the GPU from the CPU); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `alloc_segment` at gpu/src/core/tests.rs:211:32; nothing was captured, begin a new capture without that call
 end after a pinned drop: the capture on stream 1 was invalidated by `free of a pinned buffer` at <drop of a PinnedBuffer>; nothing was captured, begin a new capture without that call
   trace FreeSegment on -",
     );
@@ -262,7 +266,7 @@ fn queries_order_the_cpu_only_when_the_work_is_done() {
 query: ok false
 event query: ok false
 write: ok ()
-  race Unordered: the CPU writes it in a CPU write of pinned memory at gpu/src/core/tests.rs:242:30 / stream 1 writes it in a copy into pinned memory at gpu/src/core/tests.rs:238:7
+  race Unordered: the CPU writes it in a CPU write of pinned memory at gpu/src/core/tests.rs:246:30 / stream 1 writes it in a copy into pinned memory at gpu/src/core/tests.rs:242:7
 query: ok true
 write: ok ()
 event query: ok true
@@ -276,8 +280,7 @@ read: ok [0.0, 0.0, 0.0, 0.0]",
 
 #[test]
 fn a_free_on_another_stream_is_checked_for_reuse() {
-    let device = open();
-    let (s, other) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let (device, s, other) = two_streams();
     let x = s.alloc_zeros::<f32>(1024).unwrap();
     let out = other.alloc_zeros::<f32>(1).unwrap();
     other.synchronize().unwrap();
@@ -291,8 +294,8 @@ fn a_free_on_another_stream_is_checked_for_reuse() {
     log.check(
         "
 same address: ok true
-  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:284:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:281:15
-  race ReuseAfterFree: stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:287:15 / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:284:11",
+  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:287:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:284:15
+  race ReuseAfterFree: stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:290:15 / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:287:11",
     );
 }
 
@@ -311,6 +314,6 @@ fn a_replay_checks_the_views_it_was_captured_with() {
     log.check(
         "
 launch: ok ()
-launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:310:45 uses device memory [0x1000000000, +16) that is not inside a live allocation; was its buffer freed or dropped?",
+launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:313:45 uses device memory [0x1000000000, +16) that is not inside a live allocation; was its buffer freed or dropped?",
     );
 }

@@ -23,52 +23,50 @@ fn an_unknown_backend_name_does_not_deserialize() {
     }
 }
 
-/// A probe that counts its calls.
-fn probe(calls: &Cell<u32>, found: bool) -> impl FnOnce() -> std::result::Result<(), String> {
-    move || {
+/// What `backend` resolves to with `GPU_BACKEND=env` on a machine with a
+/// GPU (`found`) or without, and how many times it probed.
+fn resolved(backend: Backend, env: Option<&str>, found: bool) -> (Result<ResolvedBackend>, u32) {
+    let calls = Cell::new(0);
+    let probe = || {
         calls.set(calls.get() + 1);
         if found {
             Ok(())
         } else {
             Err("no driver".into())
         }
-    }
+    };
+    (backend.resolve_with(env, probe), calls.get())
 }
 
 #[test]
 fn resolving_probes_at_most_once() {
-    let calls = Cell::new(0);
-    let auto = Backend::Auto
-        .resolve_with(None, probe(&calls, true))
-        .unwrap();
-    assert_eq!((auto, calls.get()), (ResolvedBackend::Cuda, 1));
-    let cuda = Backend::Cuda
-        .resolve_with(None, probe(&calls, true))
-        .unwrap();
-    assert_eq!((cuda, calls.get()), (ResolvedBackend::Cuda, 2));
-    let virt = Backend::Virtual.resolve_with(None, probe(&calls, true));
-    assert_eq!((virt.unwrap(), calls.get()), (ResolvedBackend::Virtual, 2));
+    use ResolvedBackend::{Cuda, Virtual};
+    for (backend, want) in [(Backend::Auto, (Cuda, 1)), (Backend::Cuda, (Cuda, 1))] {
+        let (got, calls) = resolved(backend, None, true);
+        assert_eq!((got.unwrap(), calls), want, "{backend:?}");
+    }
+    let (got, calls) = resolved(Backend::Virtual, None, true);
+    assert_eq!((got.unwrap(), calls), (Virtual, 0));
+    assert_eq!(
+        (Cuda.kind(), Virtual.kind()),
+        (BackendKind::Cuda, BackendKind::Virtual)
+    );
 }
 
 #[test]
 fn cuda_is_the_resolved_backend_only_where_there_is_a_device() {
-    let calls = Cell::new(0);
-    let auto = Backend::Auto
-        .resolve_with(None, probe(&calls, false))
-        .unwrap();
-    assert_eq!(auto, ResolvedBackend::VirtualBecause("no driver".into()));
-    assert_eq!(auto.kind(), BackendKind::Virtual);
+    let (auto, _) = resolved(Backend::Auto, None, false);
+    assert_eq!(
+        auto.unwrap(),
+        ResolvedBackend::VirtualBecause("no driver".into())
+    );
     for (backend, env) in [(Backend::Cuda, None), (Backend::Auto, Some("cuda"))] {
-        let err = backend
-            .resolve_with(env, probe(&calls, false))
-            .unwrap_err()
-            .to_string();
+        let err = resolved(backend, env, false).0.unwrap_err().to_string();
         assert!(
             err.starts_with("no CUDA device is available: no driver;"),
             "{err}"
         );
     }
-    let chosen = Backend::Auto.resolve_with(Some(" Virtual "), probe(&calls, true));
-    assert_eq!(chosen.unwrap(), ResolvedBackend::Virtual);
-    assert_eq!(ResolvedBackend::Cuda.kind(), BackendKind::Cuda);
+    let (chosen, calls) = resolved(Backend::Auto, Some(" Virtual "), true);
+    assert_eq!((chosen.unwrap(), calls), (ResolvedBackend::Virtual, 0));
 }

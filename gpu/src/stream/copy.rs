@@ -46,25 +46,20 @@ impl Stream {
         let site = CallSite::caller();
         let dst = dst.view();
         same_len("copy_from_host", src.len(), dst.len(), site)?;
-        let bytes: &[u8] = bytemuck::cast_slice(src);
         let op = Op::new(OpKind::CopyHostToDevice, "copy pageable to device", site)
-            .on(self.id)
-            .bytes(bytes.len() as u64)
             .blocking(BlockReason::PageableHostToDevice)
             .race(access(
                 [device_range(dst, true)],
                 "a copy from pageable memory",
             ));
-        let stream = self.id;
-        self.enqueue(op, |exec| {
-            exec.copy(
-                stream,
-                Copy::PageableToDevice {
-                    src: bytes,
-                    dst: dst.addr(),
-                },
-            )
-        })
+        let src = bytemuck::cast_slice(src);
+        self.queue_copy(
+            op,
+            Copy::PageableToDevice {
+                src,
+                dst: dst.addr(),
+            },
+        )
     }
 
     /// Copies device memory into pageable host memory (`dst`).
@@ -77,25 +72,20 @@ impl Stream {
         let src = src.view();
         same_len("copy_to_host", src.len(), dst.len(), site)?;
         let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pageable", site)
-            .on(self.id)
-            .bytes(src.bytes() as u64)
             .blocking(BlockReason::PageableDeviceToHost)
             .race(access(
                 [device_range(src, false)],
                 "a copy to pageable memory",
             ))
             .race(Race::StreamDone);
-        let stream = self.id;
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(dst);
-        self.enqueue(op, |exec| {
-            exec.copy(
-                stream,
-                Copy::DeviceToPageable {
-                    src: src.addr(),
-                    dst: bytes,
-                },
-            )
-        })
+        let dst = bytemuck::cast_slice_mut(dst);
+        self.queue_copy(
+            op,
+            Copy::DeviceToPageable {
+                src: src.addr(),
+                dst,
+            },
+        )
     }
 
     /// Copies device memory into a new `Vec`. **Blocks**, like [`Stream::copy_to_host`].
@@ -121,19 +111,14 @@ impl Stream {
         self.check_pinned(src, dst.len(), "copy_from_pinned", site)?;
         let ranges = [src.range(dst.len(), false), device_range(dst, true)];
         let op = Op::new(OpKind::CopyHostToDevice, "copy pinned to device", site)
-            .on(self.id)
-            .bytes(dst.bytes() as u64)
             .race(access(ranges, "a copy from pinned memory"));
-        let (stream, host) = (self.id, src.host());
-        self.enqueue(op, |exec| {
-            let copy = Copy::PinnedToDevice {
-                src: host,
-                offset: 0,
-                bytes: dst.bytes(),
-                dst: dst.addr(),
-            };
-            exec.copy(stream, copy)
-        })
+        let copy = Copy::PinnedToDevice {
+            src: src.host(),
+            offset: 0,
+            bytes: dst.bytes(),
+            dst: dst.addr(),
+        };
+        self.queue_copy(op, copy)
     }
 
     /// Copies device memory into the first `src.len()` elements of pinned
@@ -150,19 +135,14 @@ impl Stream {
         self.check_pinned(dst, src.len(), "copy_to_pinned", site)?;
         let ranges = [device_range(src, false), dst.range(src.len(), true)];
         let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pinned", site)
-            .on(self.id)
-            .bytes(src.bytes() as u64)
             .race(access(ranges, "a copy into pinned memory"));
-        let (stream, host) = (self.id, dst.host());
-        self.enqueue(op, |exec| {
-            let copy = Copy::DeviceToPinned {
-                src: src.addr(),
-                dst: host,
-                offset: 0,
-                bytes: src.bytes(),
-            };
-            exec.copy(stream, copy)
-        })
+        let copy = Copy::DeviceToPinned {
+            src: src.addr(),
+            dst: dst.host(),
+            offset: 0,
+            bytes: src.bytes(),
+        };
+        self.queue_copy(op, copy)
     }
 
     /// Copies device memory to device memory, in stream order.
@@ -173,20 +153,20 @@ impl Stream {
         same_len("copy", src.len(), dst.len(), site)?;
         let ranges = [device_range(src, false), device_range(dst, true)];
         let op = Op::new(OpKind::CopyDeviceToDevice, "copy device to device", site)
-            .on(self.id)
-            .bytes(src.bytes() as u64)
             .race(access(ranges, "a device-to-device copy"));
-        let stream = self.id;
-        self.enqueue(op, |exec| {
-            exec.copy(
-                stream,
-                Copy::DeviceToDevice {
-                    src: src.addr(),
-                    dst: dst.addr(),
-                    bytes: src.bytes(),
-                },
-            )
-        })
+        let copy = Copy::DeviceToDevice {
+            src: src.addr(),
+            dst: dst.addr(),
+            bytes: src.bytes(),
+        };
+        self.queue_copy(op, copy)
+    }
+
+    /// Queues `copy` on this stream as the work of `op`, traced with the
+    /// bytes the copy moves: the one way every copy reaches the choke point.
+    fn queue_copy(&self, op: Op, copy: Copy<'_>) -> Result<()> {
+        let (stream, bytes) = (self.id, copy.bytes() as u64);
+        self.enqueue(op.on(stream).bytes(bytes), |exec| exec.copy(stream, copy))
     }
 
     fn check_pinned<T: Elem>(
