@@ -191,7 +191,7 @@ impl Race {
 }
 
 /// The name of a call, as errors show it.
-pub(crate) fn static_name(kind: OpKind) -> &'static str {
+fn static_name(kind: OpKind) -> &'static str {
     match kind {
         OpKind::CreateStream => "new_stream",
         OpKind::CreateEvent => "new_event",
