@@ -9,17 +9,25 @@ use std::rc::Rc;
 
 /// One call, as the choke point sees it.
 pub(crate) struct Op {
+    /// What kind of call (the trace's name for it).
     pub(crate) kind: OpKind,
+    /// A short label for the trace: the kernel's name, the copy's direction.
     pub(crate) name: String,
+    /// The stream the call targets, if any.
     pub(crate) stream: Option<StreamId>,
+    /// Bytes moved or allocated.
     pub(crate) bytes: u64,
+    /// The caller's location.
     pub(crate) site: CallSite,
+    /// Why the call can block the CPU, if it can.
     pub(crate) blocking: Option<BlockReason>,
     /// What the call tells the race checker once it has run, in order.
     pub(crate) race: Vec<Race>,
 }
 
 impl Op {
+    /// A call of `kind`, labelled `name`, made at `site`: on no stream, of no
+    /// bytes, never blocking, with no race effect until the builders below say so.
     pub(crate) fn new(kind: OpKind, name: impl Into<String>, site: CallSite) -> Self {
         Self {
             kind,
@@ -32,16 +40,19 @@ impl Op {
         }
     }
 
+    /// Made on `stream`.
     pub(crate) fn on(mut self, stream: StreamId) -> Self {
         self.stream = Some(stream);
         self
     }
 
+    /// Moving or allocating `bytes`.
     pub(crate) fn bytes(mut self, bytes: u64) -> Self {
         self.bytes = bytes;
         self
     }
 
+    /// Able to block the CPU, for `reason`.
     pub(crate) fn blocking(mut self, reason: BlockReason) -> Self {
         self.blocking = Some(reason);
         self
@@ -142,6 +153,7 @@ pub(crate) struct NodeAccess {
 }
 
 impl NodeAccess {
+    /// `ranges`, touched by what a race report calls `what`.
     pub(crate) fn new(ranges: impl Into<Vec<Range>>, what: impl Into<String>) -> Self {
         Self {
             ranges: ranges.into(),
