@@ -13,6 +13,10 @@ use crate::trace::{CallSite, OpKind};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+// The unit tests at the end build node accesses from ranges.
+#[cfg(test)]
+use crate::race::Range;
+
 /// The memory a graph's nodes touch, merged for replay: each distinct range
 /// once (a write if any node writes it), grouped under the first node that
 /// touches it.
@@ -127,7 +131,6 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::race::Range;
 
     fn node(what: &str, ranges: &[(u64, u64, bool)]) -> NodeAccess {
         NodeAccess {
