@@ -2,11 +2,9 @@
 //!
 //! The defaults are what an H200 (driver 580, CUDA 13.0) measured; see
 //! `DESIGN.md` section 3 and the book's measurement appendix. On a real GPU,
-//! [`Calibration::measure`] measures the same quantities again, and
+//! [`crate::measure()`] measures the same quantities again, and
 //! [`Calibration::save`] / [`Calibration::load`] keep them in a JSON file that
 //! the virtual GPU can load (`GPU_CALIBRATION=path`).
-
-mod measure;
 
 use crate::error::{GpuError, Result};
 use serde::{Deserialize, Serialize};
@@ -82,7 +80,7 @@ pub struct Calibration {
 impl Default for Calibration {
     /// An H200 (driver 580, CUDA 13.0): the figures of `DESIGN.md` section 3
     /// where it has them (launch, graph node, copies from pageable memory,
-    /// staging, `cuMemAlloc`), the rest measured by [`measure`] on an H200 on
+    /// staging, `cuMemAlloc`), the rest measured by [`crate::measure()`] on an H200 on
     /// 2026-11-29 (`cargo run --release -p gpu --example calibrate`).
     fn default() -> Self {
         Self {
@@ -148,5 +146,3 @@ impl Calibration {
         }
     }
 }
-
-pub use measure::measure;

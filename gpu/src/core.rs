@@ -1,17 +1,31 @@
 //! The front end's state and its one choke point.
 //!
-//! Every public call becomes an [`Op`] and goes through [`Core::run`]: it
-//! checks the capture rules and sync debug mode for calls that can block,
-//! times the call on the backend's CPU clock, and appends the trace entry.
-//! Views are checked against the live allocations here, and the race checker
-//! is fed here, so both backends get exactly the same checks.
+//! Every public call becomes an [`Op`] and goes through [`Core::run`] (or
+//! one of its variants: [`Core::call`], [`Core::call_forced`],
+//! [`Core::query`], [`Core::begin_capture`], [`Core::end_capture`]), which
+//! all pass through one function, `execute`. It admits the call (`admit`:
+//! the capture rule of [`Op::capture_rule`], the views of its GPU work
+//! against the live allocations, sync debug mode for calls that can block),
+//! times it on the backend's CPU clock, appends the trace entry, and applies
+//! its [`Race`] effects (`apply_race`, the one place that updates the race
+//! checker). So both backends get exactly the same checks, and what a
+//! capture allows is one `match`.
+
+mod allocations;
+mod capture;
+mod entries;
+mod op;
+
+pub(crate) use allocations::{AllocKind, Allocations};
+pub(crate) use op::{CaptureRule, NodeAccess, Op, Race};
 
 use crate::calibration::Calibration;
 use crate::error::{GpuError, Result};
-use crate::exec::{DeviceInfo, Exec, Span};
-use crate::race::{RaceChecker, Range};
-use crate::trace::{BlockReason, CallSite, OpKind, StreamId, Trace, TraceEntry};
-use std::collections::BTreeMap;
+use crate::exec::{DeviceInfo, Exec, GraphId, Span};
+use crate::race::{HOST_BASE, RaceChecker, RaceReport};
+use crate::trace::{CallSite, StreamId, Trace};
+use capture::Capture;
+use entries::Entries;
 
 /// What sync debug mode does with a call that can block the CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,64 +39,14 @@ pub enum SyncDebug {
     Error,
 }
 
-/// One call, as the choke point sees it.
-pub(crate) struct Op {
-    pub(crate) kind: OpKind,
-    pub(crate) name: String,
-    pub(crate) stream: Option<StreamId>,
-    pub(crate) bytes: u64,
-    pub(crate) site: CallSite,
-    pub(crate) blocking: Option<BlockReason>,
-}
-
-impl Op {
-    pub(crate) fn new(kind: OpKind, name: impl Into<String>, site: CallSite) -> Self {
-        Self {
-            kind,
-            name: name.into(),
-            stream: None,
-            bytes: 0,
-            site,
-            blocking: None,
-        }
-    }
-
-    pub(crate) fn on(mut self, stream: StreamId) -> Self {
-        self.stream = Some(stream);
-        self
-    }
-
-    pub(crate) fn bytes(mut self, bytes: u64) -> Self {
-        self.bytes = bytes;
-        self
-    }
-
-    pub(crate) fn blocking(mut self, reason: BlockReason) -> Self {
-        self.blocking = Some(reason);
-        self
-    }
-}
-
-/// A capture in progress.
-pub(crate) struct Capture {
-    pub(crate) stream: StreamId,
-    /// The call that invalidated the capture, if one did.
-    pub(crate) invalidated: Option<(&'static str, CallSite)>,
-    /// What the captured work reads and writes, node by node.
-    pub(crate) nodes: Vec<crate::graph::NodeAccess>,
-}
-
-/// The kind of a live device allocation.
+/// Whether a refusal stops a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AllocKind {
-    Buffer,
-    Segment,
-}
-
-/// A trace entry whose GPU span may still be pending.
-struct Entry {
-    entry: TraceEntry,
-    span: Span,
+enum Mode {
+    /// A refused call fails with its error: every call but the ones below.
+    Refusable,
+    /// The call must happen (a free in `Drop`): a refusal invalidates a
+    /// capture in progress and sync debug mode warns, then the call runs.
+    Forced,
 }
 
 /// The front end's state for one device.
@@ -90,12 +54,12 @@ pub(crate) struct Core {
     pub(crate) exec: Box<dyn Exec>,
     pub(crate) info: DeviceInfo,
     pub(crate) calibration: Calibration,
-    pub(crate) race: RaceChecker,
     pub(crate) sync_debug: SyncDebug,
-    pub(crate) capture: Option<Capture>,
     pub(crate) streams: Vec<StreamId>,
-    allocations: BTreeMap<u64, (u64, AllocKind)>,
-    entries: Vec<Entry>,
+    pub(crate) allocations: Allocations,
+    race: RaceChecker,
+    capture: Option<Capture>,
+    entries: Entries,
 }
 
 impl Core {
@@ -112,50 +76,19 @@ impl Core {
             sync_debug,
             capture: None,
             streams: Vec::new(),
-            allocations: BTreeMap::new(),
-            entries: Vec::new(),
+            allocations: Allocations::default(),
+            entries: Entries::default(),
         }
     }
 
-    /// The choke point: checks, runs `work` on the backend, traces the call.
+    /// The choke point: admits `op`, runs `work` on the backend, traces the
+    /// call and applies its race effects.
     pub(crate) fn run<R>(
         &mut self,
         op: Op,
         work: impl FnOnce(&mut dyn Exec) -> Result<(R, Span)>,
     ) -> Result<R> {
-        if let Some(reason) = op.blocking {
-            self.refuse_in_capture(&op, "it would make the CPU wait for the GPU")?;
-            self.check_sync_debug(&op, reason)?;
-        }
-        let start = self.exec.now_ns();
-        let (value, span) = work(self.exec.as_mut())?;
-        let end = self.exec.now_ns();
-        self.push(op, start, end, span);
-        Ok(value)
-    }
-
-    /// A blocking call that must happen (a free in `Drop`): instead of being
-    /// refused, it invalidates a capture in progress and, in sync debug
-    /// mode, is reported as a warning; then it runs and is traced.
-    pub(crate) fn call_forced<R>(
-        &mut self,
-        op: Op,
-        work: impl FnOnce(&mut dyn Exec) -> Result<R>,
-    ) -> Result<R> {
-        if op.blocking.is_some() {
-            let _ = self.refuse_in_capture(&op, "it would make the CPU wait for the GPU");
-            if self.sync_debug != SyncDebug::Off {
-                eprintln!(
-                    "gpu: sync debug: `{}` at {} blocks the CPU (a drop cannot be refused)",
-                    op.name, op.site
-                );
-            }
-        }
-        let start = self.exec.now_ns();
-        let value = work(self.exec.as_mut())?;
-        let end = self.exec.now_ns();
-        self.push(op, start, end, Span::None);
-        Ok(value)
+        self.execute(op, Mode::Refusable, |exec, _| work(exec), |_| true)
     }
 
     /// Like [`Core::run`] for calls with no GPU span.
@@ -167,155 +100,195 @@ impl Core {
         self.run(op, |exec| Ok((work(exec)?, Span::None)))
     }
 
-    fn push(&mut self, op: Op, start: u64, end: u64, span: Span) {
-        let captured = match (&self.capture, op.stream) {
-            (Some(c), Some(s)) => c.stream == s && matches!(op.kind, k if capturable(k)),
-            _ => false,
-        };
-        let entry = TraceEntry {
-            seq: self.entries.len() as u64,
-            op: op.kind,
-            name: op.name,
-            stream: op.stream,
-            bytes: op.bytes,
-            site: op.site,
-            cpu_start_ns: start,
-            cpu_end_ns: end,
-            blocking: op.blocking,
-            gpu: match span {
-                Span::Known(s) => Some(s),
-                _ => None,
-            },
-            captured,
-        };
-        self.entries.push(Entry { entry, span });
+    /// A call that must happen (a free in `Drop`): instead of being refused,
+    /// it invalidates a capture in progress and, if it can block, is reported
+    /// by sync debug mode as a warning; then it runs and is traced.
+    pub(crate) fn call_forced<R>(
+        &mut self,
+        op: Op,
+        work: impl FnOnce(&mut dyn Exec) -> Result<R>,
+    ) -> Result<R> {
+        let work = |exec: &mut dyn Exec, _| Ok((work(exec)?, Span::None));
+        self.execute(op, Mode::Forced, work, |_| true)
     }
 
-    /// If a capture is in progress, invalidates it and returns the error for `op`.
-    pub(crate) fn refuse_in_capture(&mut self, op: &Op, why: &'static str) -> Result<()> {
-        let Some(capture) = &mut self.capture else {
+    /// Like [`Core::call`] for a query: its race effects (the CPU knows the
+    /// work is done) hold only when the answer is yes.
+    pub(crate) fn query(
+        &mut self,
+        op: Op,
+        work: impl FnOnce(&mut dyn Exec) -> Result<bool>,
+    ) -> Result<bool> {
+        let work = |exec: &mut dyn Exec, _| Ok((work(exec)?, Span::None));
+        self.execute(op, Mode::Refusable, work, |done| *done)
+    }
+
+    /// Begins capturing `op`'s stream once the backend has.
+    pub(crate) fn begin_capture(&mut self, op: Op) -> Result<()> {
+        let stream = on_stream(&op);
+        self.call(op, |exec| exec.begin_capture(stream))?;
+        self.capture = Some(Capture::new(stream));
+        Ok(())
+    }
+
+    /// Ends the capture of `op`'s stream: the graph, and what its nodes touch.
+    pub(crate) fn end_capture(&mut self, op: Op) -> Result<(GraphId, Vec<NodeAccess>)> {
+        let stream = on_stream(&op);
+        let work = |exec: &mut dyn Exec, ended: Option<Capture>| {
+            let graph = exec.end_capture(stream)?;
+            Ok((
+                (graph, ended.map(|c| c.nodes).unwrap_or_default()),
+                Span::None,
+            ))
+        };
+        self.execute(op, Mode::Refusable, work, |_| true)
+    }
+
+    /// The stream capturing now, if one is.
+    pub(crate) fn capturing(&self) -> Option<StreamId> {
+        self.capture.as_ref().map(|c| c.stream)
+    }
+
+    /// Whether `op` is made on the stream capturing now.
+    fn on_capturing_stream(&self, op: &Op) -> bool {
+        op.stream.is_some() && self.capturing() == op.stream
+    }
+
+    /// Every race found so far.
+    pub(crate) fn races(&self) -> &[RaceReport] {
+        self.race.reports()
+    }
+
+    /// Removes and returns the races found so far.
+    pub(crate) fn take_races(&mut self) -> Vec<RaceReport> {
+        self.race.take_reports()
+    }
+
+    /// What every call goes through: admission, the work (given the capture
+    /// the call ends, if it ends one), the trace entry, and the race effects,
+    /// which apply when the call succeeds and `holds` says so.
+    fn execute<R>(
+        &mut self,
+        mut op: Op,
+        mode: Mode,
+        work: impl FnOnce(&mut dyn Exec, Option<Capture>) -> Result<(R, Span)>,
+        holds: impl FnOnce(&R) -> bool,
+    ) -> Result<R> {
+        let ended = self.admit(&op, mode)?;
+        let start = self.exec.now_ns();
+        let (value, span) = work(self.exec.as_mut(), ended)?;
+        let end = self.exec.now_ns();
+        let (effects, stream, site) = (std::mem::take(&mut op.race), op.stream, op.site);
+        self.push(op, start, end, span);
+        if holds(&value) {
+            self.apply_race(effects, stream, site);
+        }
+        Ok(value)
+    }
+
+    /// Whether `op` may run now, in this order: the state of the capture
+    /// (invalidated, or in progress where it must not be), the views of its
+    /// GPU work, the capture's refusal of illegal calls, sync debug mode.
+    /// Returns the capture that `op` ends, if it ends one.
+    fn admit(&mut self, op: &Op, mode: Mode) -> Result<Option<Capture>> {
+        let rule = op.capture_rule();
+        let ended = self.check_capture_state(op, rule)?;
+        self.check_views(op)?;
+        self.refuse_illegal(op, rule, mode)?;
+        self.check_sync_debug(op, mode)?;
+        Ok(ended)
+    }
+
+    /// Checks that the memory `op`'s GPU work touches lies in live allocations.
+    fn check_views(&self, op: &Op) -> Result<()> {
+        let ranges = op
+            .race
+            .iter()
+            .flat_map(Race::gpu_accesses)
+            .flat_map(|node| &node.ranges);
+        for r in ranges.filter(|r| r.addr < HOST_BASE && r.bytes > 0) {
+            self.allocations
+                .check(op.static_name(), r.addr, r.bytes, op.site)?;
+        }
+        Ok(())
+    }
+
+    /// Sync debug mode, for a call that can block the CPU.
+    fn check_sync_debug(&self, op: &Op, mode: Mode) -> Result<()> {
+        let Some(reason) = op.blocking else {
             return Ok(());
         };
-        let stream = capture.stream;
-        let name = static_name(op.kind);
-        if capture.invalidated.is_none() {
-            capture.invalidated = Some((name, op.site));
-            self.exec.abort_capture(stream);
-        }
-        Err(GpuError::IllegalInCapture {
-            op: name,
-            stream: stream.0,
-            why,
-            site: op.site,
-        })
-    }
-
-    /// Refuses work on a stream whose capture was invalidated (CUDA does too).
-    pub(crate) fn check_not_invalidated(&self, stream: StreamId) -> Result<()> {
-        match &self.capture {
-            Some(Capture {
-                stream: s,
-                invalidated: Some((first, site)),
-                ..
-            }) if *s == stream => Err(GpuError::CaptureInvalidated {
-                stream: s.0,
-                op: first,
-                site: *site,
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    fn check_sync_debug(&self, op: &Op, reason: BlockReason) -> Result<()> {
-        match self.sync_debug {
-            SyncDebug::Off => Ok(()),
-            SyncDebug::Warn => {
+        match (self.sync_debug, mode) {
+            (SyncDebug::Off, _) => Ok(()),
+            (_, Mode::Forced) => {
+                eprintln!(
+                    "gpu: sync debug: `{}` at {} blocks the CPU (a drop cannot be refused)",
+                    op.name, op.site
+                );
+                Ok(())
+            }
+            (SyncDebug::Warn, Mode::Refusable) => {
                 eprintln!(
                     "gpu: sync debug: `{}` at {} blocks the CPU: {reason}",
                     op.name, op.site
                 );
                 Ok(())
             }
-            SyncDebug::Error => Err(GpuError::SyncDisallowed {
-                op: static_name(op.kind),
+            (SyncDebug::Error, Mode::Refusable) => Err(GpuError::SyncDisallowed {
+                op: op.static_name(),
                 reason: reason.explain().to_string(),
                 site: op.site,
             }),
         }
     }
 
-    /// Registers a live device allocation.
-    pub(crate) fn add_allocation(&mut self, addr: u64, bytes: u64, kind: AllocKind) {
-        self.allocations.insert(addr, (bytes, kind));
-    }
-
-    /// Forgets a device allocation.
-    pub(crate) fn remove_allocation(&mut self, addr: u64) {
-        self.allocations.remove(&addr);
-    }
-
-    /// Checks that `[addr, addr + bytes)` lies inside one live allocation.
-    pub(crate) fn check_range(
-        &self,
-        op: &'static str,
-        addr: u64,
-        bytes: u64,
-        site: CallSite,
-    ) -> Result<()> {
-        let inside =
-            self.allocations
-                .range(..=addr)
-                .next_back()
-                .is_some_and(|(&base, &(len, _))| {
-                    addr.checked_add(bytes).is_some_and(|end| end <= base + len)
-                });
-        if inside {
-            Ok(())
-        } else {
-            Err(GpuError::InvalidView {
-                op,
-                addr,
-                bytes,
-                site,
-            })
+    /// Tells the race checker what a call did: the one place that updates it.
+    fn apply_race(&mut self, effects: Vec<Race>, stream: Option<StreamId>, site: CallSite) {
+        let on = || stream.expect("a call with an effect on its stream names the stream");
+        for effect in effects {
+            match effect {
+                Race::Access(node) => self.stream_access(on(), &node, site),
+                Race::Replay(nodes) => {
+                    for node in nodes.iter() {
+                        self.stream_access(on(), node, site);
+                    }
+                }
+                Race::Cpu(node) => self.race.on_cpu_access(&node.ranges, &node.what, site),
+                Race::StreamDone => self.race.on_stream_done(on()),
+                Race::EventDone(event) => self.race.on_event_done(event),
+                Race::DeviceDone => self.race.on_device_done(),
+                Race::Record(event) => self.race.on_record(event, on()),
+                Race::Wait(event) => self.race.on_wait(on(), event),
+                Race::Free { addr, bytes } => self.race.on_free(stream, addr, bytes, site),
+            }
         }
     }
 
-    /// Feeds an operation on a stream to the race checker, unless it is being captured.
-    pub(crate) fn race_stream_op(
-        &mut self,
-        stream: StreamId,
-        ranges: &[Range],
-        what: &str,
-        site: CallSite,
-    ) {
+    /// GPU work on `stream`: checked by the race checker, or, on the
+    /// capturing stream, kept as a node of the graph for its replays.
+    fn stream_access(&mut self, stream: StreamId, node: &NodeAccess, site: CallSite) {
         match &mut self.capture {
-            Some(c) if c.stream == stream => c.nodes.push(crate::graph::NodeAccess {
-                ranges: ranges.to_vec(),
-                what: what.to_string(),
-            }),
-            _ => self.race.on_stream_op(stream, ranges, what, site),
+            Some(c) if c.stream == stream => c.nodes.push(node.clone()),
+            _ => self
+                .race
+                .on_stream_op(stream, &node.ranges, &node.what, site),
         }
+    }
+
+    fn push(&mut self, op: Op, start: u64, end: u64, span: Span) {
+        let captured = self.on_capturing_stream(&op) && op.capture_rule().records();
+        self.entries.push(op, start, end, span, captured);
     }
 
     /// The trace so far, with pending GPU spans resolved (may wait on the CUDA backend).
     pub(crate) fn trace(&mut self) -> Trace {
-        for e in &mut self.entries {
-            if let (Span::Pending(token), None) = (e.span, e.entry.gpu) {
-                e.entry.gpu = self.exec.resolve(token);
-            }
-        }
-        Trace {
-            backend: self.info.backend,
-            device: self.info.name.clone(),
-            streams: self.streams.clone(),
-            entries: self.entries.iter().map(|e| e.entry.clone()).collect(),
-        }
+        self.entries
+            .trace(self.exec.as_mut(), &self.info, &self.streams)
     }
 
     /// Number of entries so far: the `seq` the next call will get.
     pub(crate) fn trace_len(&self) -> u64 {
-        self.entries.len() as u64
+        self.entries.len()
     }
 
     /// Drops the trace so far (sequence numbers start again at 0).
@@ -324,47 +297,11 @@ impl Core {
     }
 }
 
-/// Calls that a capture records instead of running.
-pub(crate) fn capturable(kind: OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::Launch
-            | OpKind::Memset
-            | OpKind::CopyHostToDevice
-            | OpKind::CopyDeviceToHost
-            | OpKind::CopyDeviceToDevice
-    )
+/// The stream of a call that is made on one.
+fn on_stream(op: &Op) -> StreamId {
+    op.stream
+        .expect("a call on a stream names the stream (`Op::on`)")
 }
 
-/// The name of a call, as errors show it.
-pub(crate) fn static_name(kind: OpKind) -> &'static str {
-    match kind {
-        OpKind::CreateStream => "new_stream",
-        OpKind::CreateEvent => "new_event",
-        OpKind::Launch => "launch",
-        OpKind::CopyHostToDevice => "copy to device",
-        OpKind::CopyDeviceToHost => "copy to host",
-        OpKind::CopyDeviceToDevice => "copy",
-        OpKind::Memset => "memset",
-        OpKind::Alloc => "alloc_zeros",
-        OpKind::Free => "free",
-        OpKind::AllocSegment => "alloc_segment",
-        OpKind::FreeSegment => "free_segment",
-        OpKind::AllocPinned => "alloc_pinned",
-        OpKind::FreePinned => "free of a pinned buffer",
-        OpKind::HostRead => "pinned read",
-        OpKind::HostWrite => "pinned write",
-        OpKind::EventRecord => "record",
-        OpKind::StreamWaitEvent => "wait_event",
-        OpKind::EventSynchronize => "Event::synchronize",
-        OpKind::EventQuery => "Event::query",
-        OpKind::EventElapsed => "elapsed_ms",
-        OpKind::StreamSynchronize => "Stream::synchronize",
-        OpKind::StreamQuery => "Stream::query",
-        OpKind::DeviceSynchronize => "Device::synchronize",
-        OpKind::BeginCapture => "begin_capture",
-        OpKind::EndCapture => "end_capture",
-        OpKind::GraphLaunch => "Graph::launch",
-        OpKind::HostWork => "host_work",
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,7 @@
 //! Opening a device, and the calls that belong to the whole device.
 
 use crate::calibration::Calibration;
-use crate::core::{AllocKind, Core, Op, SyncDebug};
+use crate::core::{AllocKind, Core, Op, Race, SyncDebug};
 use crate::elem::{Elem, View};
 use crate::error::{GpuError, Result};
 use crate::memory::{PinnedBuffer, Segment};
@@ -14,33 +14,16 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// Which backend to open.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    /// CUDA when a driver and a device are present, else the virtual GPU.
-    /// `GPU_BACKEND=cuda|virtual` in the environment overrides this choice.
-    #[default]
-    Auto,
-    /// A real GPU through the CUDA driver; an error where there is none.
-    Cuda,
-    /// The deterministic virtual GPU.
-    Virtual,
-}
+mod backend;
 
-impl std::str::FromStr for Backend {
-    type Err = GpuError;
+pub use backend::{Backend, ResolvedBackend, cuda_available};
 
-    fn from_str(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Self::Auto),
-            "cuda" => Ok(Self::Cuda),
-            "virtual" => Ok(Self::Virtual),
-            _ => Err(GpuError::BadBackendVariable {
-                value: s.to_string(),
-            }),
-        }
-    }
-}
+// The unit tests at the end check the first step of the backend rule under
+// the names it has always had here.
+#[cfg(test)]
+use backend::resolve;
+#[cfg(test)]
+type Resolved = ResolvedBackend;
 
 /// How to open a device.
 #[derive(Clone, Debug, Default)]
@@ -83,15 +66,10 @@ impl Device {
             Some(c) => c,
             None => Calibration::from_env()?,
         };
-        let backend = resolve(
-            options.backend,
-            std::env::var("GPU_BACKEND").ok(),
-            crate::cuda::probe,
-        )?;
-        let exec: Box<dyn crate::exec::Exec> = match backend {
-            Resolved::Cuda => Box::new(crate::cuda::open(options.gpu_timing)?),
-            Resolved::Virtual => Box::new(VirtualGpu::new(calibration.clone())),
-            Resolved::VirtualBecause(reason) => {
+        let exec: Box<dyn crate::exec::Exec> = match options.backend.resolve()? {
+            ResolvedBackend::Cuda => Box::new(crate::cuda::open(options.gpu_timing)?),
+            ResolvedBackend::Virtual => Box::new(VirtualGpu::new(calibration.clone())),
+            ResolvedBackend::VirtualBecause(reason) => {
                 if !options.quiet && !ANNOUNCED.swap(true, Ordering::Relaxed) {
                     eprintln!("gpu: no CUDA device ({reason}); using the virtual GPU");
                 }
@@ -179,12 +157,10 @@ impl Device {
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
-        let mut core = self.core();
         let op = Op::new(OpKind::DeviceSynchronize, "device synchronize", site)
-            .blocking(BlockReason::DeviceSynchronize);
-        core.call(op, |exec| exec.sync_device())?;
-        core.race.on_device_done();
-        Ok(())
+            .blocking(BlockReason::DeviceSynchronize)
+            .race(Race::DeviceDone);
+        self.core().call(op, |exec| exec.sync_device())
     }
 
     /// Busy CPU work for `duration`: scheduling, bookkeeping, tokenizing.
@@ -209,12 +185,11 @@ impl Device {
         let site = CallSite::caller();
         let mut core = self.core();
         let op = Op::new(OpKind::AllocSegment, "cuMemAlloc", site).bytes(bytes as u64);
-        core.refuse_in_capture(&op, "allocate device memory before the capture begins")?;
         let capacity = core.info.total_memory;
         let addr = core
             .call(op, |exec| exec.malloc_segment(bytes))
             .map_err(|e| e.in_allocation("alloc_segment", bytes as u64, capacity, site))?;
-        core.add_allocation(addr, bytes as u64, AllocKind::Segment);
+        core.allocations.add(addr, bytes as u64, AllocKind::Segment);
         drop(core);
         Ok(Segment::new(self.clone(), addr, bytes, site))
     }
@@ -236,11 +211,8 @@ impl Device {
     pub fn alloc_pinned<T: Elem>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         let site = CallSite::caller();
         let bytes = crate::elem::byte_len::<T>(len, "alloc_pinned", site)?;
-        let mut core = self.core();
         let op = Op::new(OpKind::AllocPinned, "cuMemHostAlloc", site).bytes(bytes as u64);
-        core.refuse_in_capture(&op, "allocate pinned memory before the capture begins")?;
-        let host = core.call(op, |exec| exec.alloc_pinned(bytes))?;
-        drop(core);
+        let host = self.core().call(op, |exec| exec.alloc_pinned(bytes))?;
         Ok(PinnedBuffer::new(self.clone(), host, len))
     }
 
@@ -260,7 +232,7 @@ impl Device {
             });
         }
         let bytes = crate::elem::byte_len::<T>(len, "view", site)? as u64;
-        self.core().check_range("view", addr, bytes, site)?;
+        self.core().allocations.check("view", addr, bytes, site)?;
         Ok(View::new(addr, len))
     }
 
@@ -287,45 +259,13 @@ impl Device {
 
     /// The races found so far.
     pub fn races(&self) -> Vec<RaceReport> {
-        self.core().race.reports().to_vec()
+        self.core().races().to_vec()
     }
 
     /// Removes and returns the races found so far.
     pub fn take_races(&self) -> Vec<RaceReport> {
-        self.core().race.take_reports()
+        self.core().take_races()
     }
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Resolved {
-    Cuda,
-    Virtual,
-    VirtualBecause(String),
-}
-
-/// Applies the `GPU_BACKEND` value `env` to `Auto`, then `probe`s for CUDA.
-fn resolve(
-    backend: Backend,
-    env: Option<String>,
-    probe: impl FnOnce() -> std::result::Result<(), String>,
-) -> Result<Resolved> {
-    let backend = match (backend, env) {
-        (Backend::Auto, Some(value)) if !value.is_empty() => value.parse()?,
-        (b, _) => b,
-    };
-    Ok(match backend {
-        Backend::Virtual => Resolved::Virtual,
-        Backend::Cuda => Resolved::Cuda,
-        Backend::Auto => match probe() {
-            Ok(()) => Resolved::Cuda,
-            Err(reason) => Resolved::VirtualBecause(reason),
-        },
-    })
-}
-
-/// Whether a CUDA driver and device are present, and if not, why (never panics).
-pub fn cuda_available() -> std::result::Result<(), String> {
-    crate::cuda::probe()
 }
 
 #[cfg(test)]

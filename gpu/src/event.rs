@@ -6,7 +6,7 @@
 //! ([`Event::query`], never blocking), and two events give the GPU time
 //! between them ([`Event::elapsed_ms`], blocking).
 
-use crate::core::Op;
+use crate::core::{Op, Race};
 use crate::device::Device;
 use crate::error::{GpuError, Result};
 use crate::exec::EventId;
@@ -65,21 +65,13 @@ impl Event {
         if !self.device.same(stream.device()) {
             return Err(GpuError::ForeignHandle { op: "record", site });
         }
-        let mut core = self.device.core();
-        let op = Op::new(OpKind::EventRecord, "record event", site).on(stream.id());
-        if core
-            .capture
-            .as_ref()
-            .is_some_and(|c| c.stream == stream.id())
-        {
-            core.refuse_in_capture(
-                &op,
-                "this workbook captures one stream: record events after the capture",
-            )?;
-        }
         let (id, sid) = (self.id, stream.id());
-        core.call(op, |exec| exec.record_event(id, sid))?;
-        core.race.on_record(id, sid);
+        let op = Op::new(OpKind::EventRecord, "record event", site)
+            .on(sid)
+            .race(Race::Record(id));
+        self.device
+            .core()
+            .call(op, |exec| exec.record_event(id, sid))?;
         self.recorded.set(true);
         Ok(())
     }
@@ -88,13 +80,11 @@ impl Event {
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
-        let mut core = self.device.core();
-        let op = Op::new(OpKind::EventSynchronize, "event synchronize", site)
-            .blocking(BlockReason::EventSynchronize);
         let id = self.id;
-        core.call(op, |exec| exec.sync_event(id))?;
-        core.race.on_event_done(id);
-        Ok(())
+        let op = Op::new(OpKind::EventSynchronize, "event synchronize", site)
+            .blocking(BlockReason::EventSynchronize)
+            .race(Race::EventDone(id));
+        self.device.core().call(op, |exec| exec.sync_event(id))
     }
 
     /// Whether the event has completed (true if never recorded). Never
@@ -102,15 +92,9 @@ impl Event {
     #[track_caller]
     pub fn query(&self) -> Result<bool> {
         let site = CallSite::caller();
-        let mut core = self.device.core();
-        let op = Op::new(OpKind::EventQuery, "event query", site);
-        core.refuse_in_capture(&op, "a query observes the GPU from the CPU")?;
         let id = self.id;
-        let done = core.call(op, |exec| exec.query_event(id))?;
-        if done {
-            core.race.on_event_done(id);
-        }
-        Ok(done)
+        let op = Op::new(OpKind::EventQuery, "event query", site).race(Race::EventDone(id));
+        self.device.core().query(op, |exec| exec.query_event(id))
     }
 
     /// Milliseconds of GPU time from this event to `end`. **Blocks** until
@@ -131,13 +115,11 @@ impl Event {
                 site,
             });
         }
-        let mut core = self.device.core();
-        let op =
-            Op::new(OpKind::EventElapsed, "elapsed time", site).blocking(BlockReason::ElapsedTime);
         let (a, b) = (self.id, end.id);
-        let ms = core.call(op, |exec| exec.elapsed_ms(a, b))?;
-        core.race.on_event_done(a);
-        core.race.on_event_done(b);
-        Ok(ms)
+        let op = Op::new(OpKind::EventElapsed, "elapsed time", site)
+            .blocking(BlockReason::ElapsedTime)
+            .race(Race::EventDone(a))
+            .race(Race::EventDone(b));
+        self.device.core().call(op, |exec| exec.elapsed_ms(a, b))
     }
 }

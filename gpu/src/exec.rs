@@ -1,7 +1,8 @@
 //! The interface between the safe front end and a backend.
 //!
-//! The front end ([`crate::device`]) checks arguments, keeps the trace, the
-//! race checker and the capture rules, and decides which calls may block.
+//! The front end (the safe API and its choke point, [`crate::core`]) checks
+//! arguments, keeps the trace, the race checker and the capture rules, and
+//! decides which calls may block.
 //! A backend only carries the work out: the CUDA backend through cudarc, the
 //! virtual GPU in its discrete-event model. Both receive exactly the same
 //! calls, in the same order, so they have the same semantics by construction

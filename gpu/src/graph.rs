@@ -5,20 +5,17 @@
 //! buffers it was captured with before launching it; to keep its outputs,
 //! copy them out before the next launch overwrites them.
 
-use crate::core::Op;
-use crate::error::{GpuError, Result};
+use crate::core::{NodeAccess, Op, Race};
+use crate::error::Result;
 use crate::exec::GraphId;
-use crate::race::Range;
 use crate::stream::Stream;
 use crate::trace::{CallSite, OpKind};
 use std::collections::HashMap;
+use std::rc::Rc;
 
-/// What one captured operation reads and writes (for the race checker on replay).
-#[derive(Clone, Debug)]
-pub(crate) struct NodeAccess {
-    pub(crate) ranges: Vec<Range>,
-    pub(crate) what: String,
-}
+// The unit tests at the end build node accesses from ranges.
+#[cfg(test)]
+use crate::race::Range;
 
 /// The memory a graph's nodes touch, merged for replay: each distinct range
 /// once (a write if any node writes it), grouped under the first node that
@@ -59,7 +56,7 @@ pub struct Graph {
     id: GraphId,
     nodes: usize,
     /// What replays read and write, merged (see [`merge`]).
-    accesses: Vec<NodeAccess>,
+    accesses: Rc<[NodeAccess]>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -92,7 +89,7 @@ impl Graph {
             stream,
             id,
             nodes,
-            accesses: merge(accesses),
+            accesses: merge(accesses).into(),
         }
     }
 
@@ -116,36 +113,18 @@ impl Graph {
     #[track_caller]
     pub fn launch(&self) -> Result<()> {
         let site = CallSite::caller();
-        let mut core = self.stream.device().core();
-        if core.capture.is_some() {
-            return Err(GpuError::CaptureState {
-                op: "Graph::launch",
-                detail: "a graph cannot be launched while a capture is in progress; end the capture first".into(),
-                site,
-            });
-        }
-        for node in &self.accesses {
-            for r in node
-                .ranges
-                .iter()
-                .filter(|r| r.addr < crate::race::HOST_BASE && r.bytes > 0)
-            {
-                core.check_range("Graph::launch", r.addr, r.bytes, site)?;
-            }
-        }
         let (id, stream) = (self.id, self.stream.id());
         let op = Op::new(
             OpKind::GraphLaunch,
             format!("graph ({} nodes)", self.nodes),
             site,
         )
-        .on(stream);
-        core.run(op, |exec| Ok(((), exec.launch_graph(id, stream)?)))?;
-        for node in &self.accesses {
-            core.race
-                .on_stream_op(stream, &node.ranges, &node.what, site);
-        }
-        Ok(())
+        .on(stream)
+        .race(Race::Replay(Rc::clone(&self.accesses)));
+        self.stream
+            .device()
+            .core()
+            .run(op, |exec| Ok(((), exec.launch_graph(id, stream)?)))
     }
 }
 

@@ -10,17 +10,22 @@
 //! # Layering
 //!
 //! ```text
-//!   Device, Stream, Event, DeviceBuffer, PinnedBuffer, Segment, Graph, Decoder   safe API
-//!        │  every call: argument checks, capture rules, sync debug mode,
-//!        │  the trace entry (with the caller's file and line), the race checker
-//!        ▼
-//!   core::Core ── the one choke point through which every call passes
+//!   measure                        times the cost table through the safe API only
 //!        │
+//!   Device, Stream, Event, DeviceBuffer, PinnedBuffer, Segment, Graph, Decoder   safe API
+//!        │  every call: its argument checks, then an Op: what it is, its stream,
+//!        │  bytes, the caller's file and line, why it can block, its race effects
+//!        ▼
+//!   core::Core ── the one choke point through which every call passes:
+//!        │  the capture rule (Op::capture_rule, one match), the views against
+//!        │  the live allocations, sync debug mode, the trace entry, the race
+//!        │  checker (Core::apply_race, the one place that updates it)
 //!        ▼  exec::Exec, the backend interface
 //!   ┌────┴──────────────────────┐
 //!   cuda::CudaExec              virt::VirtualGpu
 //!   cudarc 0.19 (driver, NVRTC) a deterministic discrete-event model whose
 //!   the only `unsafe` code      kernels run as CPU twins of the CUDA code
+//!   (the crate denies `unsafe_code`; only this module allows it)
 //! ```
 //!
 //! Both backends receive the same calls in the same order, and everything a
@@ -28,6 +33,8 @@
 //! a race) is decided above the backend. So a program behaves the same on a
 //! GPU and without one, except for how long things take: the virtual GPU
 //! takes its times from a [`Calibration`] table measured on an H200.
+//! Which of the two a [`Device`] opens on is decided in one place,
+//! [`Backend::resolve`] (`GPU_BACKEND` and the CUDA probe).
 //!
 //! # The three names of each concept
 //!
@@ -71,8 +78,14 @@
 //! # Ok::<(), gpu::GpuError>(())
 //! ```
 
+// `unsafe` is confined to the CUDA backend: the compiler refuses it anywhere
+// else in the crate (each block there carries its `// SAFETY:` line, which
+// clippy's `undocumented_unsafe_blocks` enforces).
+#![deny(unsafe_code)]
+
 mod calibration;
 mod core;
+#[allow(unsafe_code)]
 mod cuda;
 mod decoder;
 mod device;
@@ -82,21 +95,23 @@ mod event;
 mod exec;
 mod graph;
 mod kernels;
+mod measure;
 mod memory;
 mod race;
 mod stream;
 mod trace;
 mod virt;
 
-pub use calibration::{Calibration, measure};
+pub use calibration::Calibration;
 pub use core::SyncDebug;
 pub use cuda::{CudaLibraries, CudaLibrary, cuda_libraries};
 pub use decoder::{Decoder, DecoderConfig};
-pub use device::{Backend, Device, DeviceOptions, cuda_available};
+pub use device::{Backend, Device, DeviceOptions, ResolvedBackend, cuda_available};
 pub use elem::{AsView, Elem, ElemKind, View};
 pub use error::{GpuError, Result};
 pub use event::Event;
 pub use graph::Graph;
+pub use measure::measure;
 pub use memory::{DeviceBuffer, PinnedBuffer, Segment};
 pub use race::{AccessRecord, Actor, RaceKind, RaceReport};
 pub use stream::Stream;

@@ -1,6 +1,6 @@
 //! Owned memory: stream-ordered device buffers, raw segments, pinned host buffers.
 
-use crate::core::Op;
+use crate::core::{NodeAccess, Op, Race};
 use crate::device::Device;
 use crate::elem::{AsView, Elem, View};
 use crate::error::{GpuError, Result};
@@ -72,20 +72,13 @@ impl<T: Elem> DeviceBuffer<T> {
             return; // dropped while the device is busy (a panic in a call): leak
         };
         let (addr, bytes) = (self.view.addr(), self.view.bytes() as u64);
-        core.remove_allocation(addr);
-        core.race.on_free(Some(self.stream), addr, bytes, site);
+        core.allocations.remove(addr);
         let op = Op::new(OpKind::Free, "cuMemFreeAsync", site)
             .on(self.stream)
-            .bytes(bytes);
-        if core
-            .capture
-            .as_ref()
-            .is_some_and(|c| c.stream == self.stream)
-        {
-            let _ = core.refuse_in_capture(&op, "a buffer may not be freed on a capturing stream");
-        }
+            .bytes(bytes)
+            .race(Race::Free { addr, bytes });
         let stream = self.stream;
-        let _ = core.call(op, |exec| exec.free_async(stream, addr));
+        let _ = core.call_forced(op, |exec| exec.free_async(stream, addr));
     }
 }
 
@@ -172,18 +165,18 @@ impl Segment {
 
     fn release(&self, site: CallSite, forced: bool) -> Result<()> {
         let mut core = self.device.core();
+        let (addr, bytes) = (self.addr, self.bytes as u64);
         let op = Op::new(OpKind::FreeSegment, "cuMemFree", site)
-            .bytes(self.bytes as u64)
-            .blocking(BlockReason::SegmentFree);
-        let addr = self.addr;
+            .bytes(bytes)
+            .blocking(BlockReason::SegmentFree)
+            .race(Race::DeviceDone)
+            .race(Race::Free { addr, bytes });
         if forced {
             core.call_forced(op, |exec| exec.free_segment(addr))?;
         } else {
             core.call(op, |exec| exec.free_segment(addr))?;
         }
-        core.race.on_device_done();
-        core.race.on_free(None, addr, self.bytes as u64, site);
-        core.remove_allocation(addr);
+        core.allocations.remove(addr);
         Ok(())
     }
 }
@@ -253,24 +246,27 @@ impl<T: Elem> PinnedBuffer<T> {
         }
     }
 
+    /// The CPU touches the first `len` elements.
+    fn cpu_access(&self, len: usize, write: bool, what: &str) -> Race {
+        Race::Cpu(NodeAccess::new([self.range(len, write)], what))
+    }
+
     /// The CPU reads the whole buffer.
     #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
         let site = CallSite::caller();
         let mut bytes = vec![0u8; self.len * T::KIND.size()];
-        let mut core = self.device.core();
-        let op = Op::new(OpKind::HostRead, "pinned read", site).bytes(bytes.len() as u64);
+        let op = Op::new(OpKind::HostRead, "pinned read", site)
+            .bytes(bytes.len() as u64)
+            .race(self.cpu_access(self.len, false, "a CPU read of pinned memory"));
         let host = self.host;
-        core.call(op, |exec| {
-            exec.read_pinned(host, 0, &mut bytes);
-            Ok(())
-        })
-        .expect("a pinned read cannot fail");
-        core.race.on_cpu_access(
-            &[self.range(self.len, false)],
-            "a CPU read of pinned memory",
-            site,
-        );
+        self.device
+            .core()
+            .call(op, |exec| {
+                exec.read_pinned(host, 0, &mut bytes);
+                Ok(())
+            })
+            .expect("a pinned read cannot fail");
         bytemuck::pod_collect_to_vec(&bytes)
     }
 
@@ -289,20 +285,15 @@ impl<T: Elem> PinnedBuffer<T> {
                 site,
             });
         }
-        let mut core = self.device.core();
         let bytes: &[u8] = bytemuck::cast_slice(data);
-        let op = Op::new(OpKind::HostWrite, "pinned write", site).bytes(bytes.len() as u64);
+        let op = Op::new(OpKind::HostWrite, "pinned write", site)
+            .bytes(bytes.len() as u64)
+            .race(self.cpu_access(data.len(), true, "a CPU write of pinned memory"));
         let host = self.host;
-        core.call(op, |exec| {
+        self.device.core().call(op, |exec| {
             exec.write_pinned(host, 0, bytes);
             Ok(())
-        })?;
-        core.race.on_cpu_access(
-            &[self.range(data.len(), true)],
-            "a CPU write of pinned memory",
-            site,
-        );
-        Ok(())
+        })
     }
 }
 
@@ -314,12 +305,10 @@ impl<T: Elem> Drop for PinnedBuffer<T> {
         let site = CallSite::internal("drop of a PinnedBuffer");
         let op = Op::new(OpKind::FreePinned, "cuMemFreeHost", site)
             .bytes((self.len * T::KIND.size()) as u64)
-            .blocking(BlockReason::PinnedFree);
+            .blocking(BlockReason::PinnedFree)
+            .race(Race::DeviceDone);
         let host = self.host;
-        let freed = core.call_forced(op, |exec| exec.free_pinned(host));
-        if freed.is_ok() {
-            core.race.on_device_done();
-        }
+        let _ = core.call_forced(op, |exec| exec.free_pinned(host));
     }
 }
 

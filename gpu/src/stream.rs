@@ -7,7 +7,7 @@
 mod copy;
 mod launch;
 
-use crate::core::{AllocKind, Capture, Op};
+use crate::core::{AllocKind, NodeAccess, Op, Race};
 use crate::device::Device;
 use crate::elem::{Elem, View};
 use crate::error::{GpuError, Result};
@@ -56,27 +56,27 @@ impl Stream {
         let op = Op::new(OpKind::Alloc, "cuMemAllocAsync", site)
             .on(self.id)
             .bytes(bytes as u64);
-        if core.capture.is_some() {
-            core.refuse_in_capture(&op, "allocate static buffers before the capture begins")?;
-        }
         let stream = self.id;
         let capacity = core.info.total_memory;
         let addr = core
             .call(op, |exec| exec.malloc_async(stream, bytes))
             .map_err(|e| e.in_allocation("alloc_zeros", bytes as u64, capacity, site))?;
-        core.add_allocation(addr, bytes as u64, AllocKind::Buffer);
-        let zero = Op::new(OpKind::Memset, "memset 0", site)
-            .on(self.id)
-            .bytes(bytes as u64);
-        core.run(zero, |exec| {
-            Ok(((), exec.memset_zero(stream, addr, bytes)?))
-        })?;
+        core.allocations.add(addr, bytes as u64, AllocKind::Buffer);
         let range = Range {
             addr,
             bytes: bytes as u64,
             write: true,
         };
-        core.race_stream_op(stream, &[range], "the zeroing of a new buffer", site);
+        let zero = Op::new(OpKind::Memset, "memset 0", site)
+            .on(self.id)
+            .bytes(bytes as u64)
+            .race(Race::Access(NodeAccess::new(
+                [range],
+                "the zeroing of a new buffer",
+            )));
+        core.run(zero, |exec| {
+            Ok(((), exec.memset_zero(stream, addr, bytes)?))
+        })?;
         drop(core);
         Ok(DeviceBuffer::new(
             self.device.clone(),
@@ -92,11 +92,10 @@ impl Stream {
         let mut core = self.device.core();
         let op = Op::new(OpKind::StreamSynchronize, "stream synchronize", site)
             .on(self.id)
-            .blocking(BlockReason::StreamSynchronize);
+            .blocking(BlockReason::StreamSynchronize)
+            .race(Race::StreamDone);
         let stream = self.id;
-        core.call(op, |exec| exec.sync_stream(stream))?;
-        core.race.on_stream_done(stream);
-        Ok(())
+        core.call(op, |exec| exec.sync_stream(stream))
     }
 
     /// Whether all work queued on this stream has finished. Never blocks, but
@@ -105,14 +104,11 @@ impl Stream {
     pub fn query(&self) -> Result<bool> {
         let site = CallSite::caller();
         let mut core = self.device.core();
-        let op = Op::new(OpKind::StreamQuery, "stream query", site).on(self.id);
-        core.refuse_in_capture(&op, "a query observes the GPU from the CPU")?;
+        let op = Op::new(OpKind::StreamQuery, "stream query", site)
+            .on(self.id)
+            .race(Race::StreamDone);
         let stream = self.id;
-        let done = core.call(op, |exec| exec.query_stream(stream))?;
-        if done {
-            core.race.on_stream_done(stream);
-        }
-        Ok(done)
+        core.query(op, |exec| exec.query_stream(stream))
     }
 
     /// Records `event` here: it completes when the work queued so far has.
@@ -136,17 +132,11 @@ impl Stream {
         let site = CallSite::caller();
         self.same_device(event.device(), "wait_event", site)?;
         let mut core = self.device.core();
-        let op = Op::new(OpKind::StreamWaitEvent, "wait event", site).on(self.id);
-        if core.capture.as_ref().is_some_and(|c| c.stream == self.id) {
-            core.refuse_in_capture(
-                &op,
-                "this workbook captures one stream: wait for events before the capture",
-            )?;
-        }
         let (stream, id) = (self.id, event.id());
-        core.call(op, |exec| exec.wait_event(stream, id))?;
-        core.race.on_wait(stream, id);
-        Ok(())
+        let op = Op::new(OpKind::StreamWaitEvent, "wait event", site)
+            .on(stream)
+            .race(Race::Wait(id));
+        core.call(op, |exec| exec.wait_event(stream, id))
     }
 
     /// Begins capturing this stream's work into a graph: until
@@ -155,28 +145,8 @@ impl Stream {
     #[track_caller]
     pub fn begin_capture(&self) -> Result<()> {
         let site = CallSite::caller();
-        let mut core = self.device.core();
-        if let Some(capture) = &core.capture {
-            return Err(GpuError::CaptureState {
-                op: "begin_capture",
-                detail: format!(
-                    "stream {} is already capturing; end that capture first",
-                    capture.stream
-                ),
-                site,
-            });
-        }
-        let stream = self.id;
-        core.call(
-            Op::new(OpKind::BeginCapture, "begin capture", site).on(stream),
-            |exec| exec.begin_capture(stream),
-        )?;
-        core.capture = Some(Capture {
-            stream,
-            invalidated: None,
-            nodes: Vec::new(),
-        });
-        Ok(())
+        let op = Op::new(OpKind::BeginCapture, "begin capture", site).on(self.id);
+        self.device.core().begin_capture(op)
     }
 
     /// Ends the capture and instantiates the graph. An error if an illegal
@@ -185,42 +155,16 @@ impl Stream {
     pub fn end_capture(&self) -> Result<Graph> {
         let site = CallSite::caller();
         let mut core = self.device.core();
-        let capture = match core.capture.take() {
-            Some(c) if c.stream == self.id => c,
-            other => {
-                core.capture = other;
-                return Err(GpuError::CaptureState {
-                    op: "end_capture",
-                    detail: format!(
-                        "stream {} is not capturing; call `begin_capture` first",
-                        self.id
-                    ),
-                    site,
-                });
-            }
-        };
-        if let Some((op, at)) = capture.invalidated {
-            return Err(GpuError::CaptureInvalidated {
-                stream: self.id.0,
-                op,
-                site: at,
-            });
-        }
-        let stream = self.id;
-        let op = Op::new(OpKind::EndCapture, "end capture", site).on(stream);
-        let graph = core.call(op, |exec| exec.end_capture(stream))?;
+        let op = Op::new(OpKind::EndCapture, "end capture", site).on(self.id);
+        let (graph, accesses) = core.end_capture(op)?;
         let nodes = core.exec.graph_nodes(graph);
         drop(core);
-        Ok(Graph::new(self.clone(), graph, nodes, capture.nodes))
+        Ok(Graph::new(self.clone(), graph, nodes, accesses))
     }
 
     /// Whether this stream is capturing a graph now.
     pub fn is_capturing(&self) -> bool {
-        self.device
-            .core()
-            .capture
-            .as_ref()
-            .is_some_and(|c| c.stream == self.id)
+        self.device.core().capturing() == Some(self.id)
     }
 
     fn same_device(&self, other: &Device, op: &'static str, site: CallSite) -> Result<()> {
@@ -231,26 +175,13 @@ impl Stream {
         }
     }
 
-    /// Queues one GPU operation: checks its views, traces it, runs it, feeds
-    /// the race checker.
+    /// Queues one GPU operation through the choke point, which checks its
+    /// views and feeds its race effects to the race checker.
     fn enqueue(
         &self,
         op: Op,
-        ranges: &[Range],
-        what: &str,
         work: impl FnOnce(&mut dyn crate::exec::Exec) -> Result<Span>,
     ) -> Result<()> {
-        let mut core = self.device.core();
-        core.check_not_invalidated(self.id)?;
-        let site = op.site;
-        for r in ranges
-            .iter()
-            .filter(|r| r.addr < crate::race::HOST_BASE && r.bytes > 0)
-        {
-            core.check_range(crate::core::static_name(op.kind), r.addr, r.bytes, site)?;
-        }
-        core.run(op, |exec| Ok(((), work(exec)?)))?;
-        core.race_stream_op(self.id, ranges, what, site);
-        Ok(())
+        self.device.core().run(op, |exec| Ok(((), work(exec)?)))
     }
 }

@@ -1,7 +1,7 @@
 //! Copies between host and device, and within the device.
 
 use super::Stream;
-use crate::core::Op;
+use crate::core::{NodeAccess, Op, Race};
 use crate::elem::{AsView, Elem, View};
 use crate::error::{GpuError, Result};
 use crate::exec::Copy;
@@ -15,6 +15,11 @@ fn device_range<T: Elem>(view: View<T>, write: bool) -> Range {
         bytes: view.bytes() as u64,
         write,
     }
+}
+
+/// What a copy touches, for the race checker (and the view checks).
+fn access<const N: usize>(ranges: [Range; N], what: &str) -> Race {
+    Race::Access(NodeAccess::new(ranges, what))
 }
 
 fn same_len(op: &'static str, from: usize, to: usize, site: CallSite) -> Result<()> {
@@ -41,24 +46,18 @@ impl Stream {
         let site = CallSite::caller();
         let dst = dst.view();
         same_len("copy_from_host", src.len(), dst.len(), site)?;
-        let bytes: &[u8] = bytemuck::cast_slice(src);
         let op = Op::new(OpKind::CopyHostToDevice, "copy pageable to device", site)
-            .on(self.id)
-            .bytes(bytes.len() as u64)
-            .blocking(BlockReason::PageableHostToDevice);
-        let stream = self.id;
-        self.enqueue(
+            .blocking(BlockReason::PageableHostToDevice)
+            .race(access(
+                [device_range(dst, true)],
+                "a copy from pageable memory",
+            ));
+        let src = bytemuck::cast_slice(src);
+        self.queue_copy(
             op,
-            &[device_range(dst, true)],
-            "a copy from pageable memory",
-            |exec| {
-                exec.copy(
-                    stream,
-                    Copy::PageableToDevice {
-                        src: bytes,
-                        dst: dst.addr(),
-                    },
-                )
+            Copy::PageableToDevice {
+                src,
+                dst: dst.addr(),
             },
         )
     }
@@ -73,27 +72,20 @@ impl Stream {
         let src = src.view();
         same_len("copy_to_host", src.len(), dst.len(), site)?;
         let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pageable", site)
-            .on(self.id)
-            .bytes(src.bytes() as u64)
-            .blocking(BlockReason::PageableDeviceToHost);
-        let stream = self.id;
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(dst);
-        self.enqueue(
+            .blocking(BlockReason::PageableDeviceToHost)
+            .race(access(
+                [device_range(src, false)],
+                "a copy to pageable memory",
+            ))
+            .race(Race::StreamDone);
+        let dst = bytemuck::cast_slice_mut(dst);
+        self.queue_copy(
             op,
-            &[device_range(src, false)],
-            "a copy to pageable memory",
-            |exec| {
-                exec.copy(
-                    stream,
-                    Copy::DeviceToPageable {
-                        src: src.addr(),
-                        dst: bytes,
-                    },
-                )
+            Copy::DeviceToPageable {
+                src: src.addr(),
+                dst,
             },
-        )?;
-        self.device.core().race.on_stream_done(stream);
-        Ok(())
+        )
     }
 
     /// Copies device memory into a new `Vec`. **Blocks**, like [`Stream::copy_to_host`].
@@ -117,20 +109,16 @@ impl Stream {
         let site = CallSite::caller();
         let dst = dst.view();
         self.check_pinned(src, dst.len(), "copy_from_pinned", site)?;
-        let op = Op::new(OpKind::CopyHostToDevice, "copy pinned to device", site)
-            .on(self.id)
-            .bytes(dst.bytes() as u64);
-        let (stream, host) = (self.id, src.host());
         let ranges = [src.range(dst.len(), false), device_range(dst, true)];
-        self.enqueue(op, &ranges, "a copy from pinned memory", |exec| {
-            let copy = Copy::PinnedToDevice {
-                src: host,
-                offset: 0,
-                bytes: dst.bytes(),
-                dst: dst.addr(),
-            };
-            exec.copy(stream, copy)
-        })
+        let op = Op::new(OpKind::CopyHostToDevice, "copy pinned to device", site)
+            .race(access(ranges, "a copy from pinned memory"));
+        let copy = Copy::PinnedToDevice {
+            src: src.host(),
+            offset: 0,
+            bytes: dst.bytes(),
+            dst: dst.addr(),
+        };
+        self.queue_copy(op, copy)
     }
 
     /// Copies device memory into the first `src.len()` elements of pinned
@@ -145,20 +133,16 @@ impl Stream {
         let site = CallSite::caller();
         let src = src.view();
         self.check_pinned(dst, src.len(), "copy_to_pinned", site)?;
-        let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pinned", site)
-            .on(self.id)
-            .bytes(src.bytes() as u64);
-        let (stream, host) = (self.id, dst.host());
         let ranges = [device_range(src, false), dst.range(src.len(), true)];
-        self.enqueue(op, &ranges, "a copy into pinned memory", |exec| {
-            let copy = Copy::DeviceToPinned {
-                src: src.addr(),
-                dst: host,
-                offset: 0,
-                bytes: src.bytes(),
-            };
-            exec.copy(stream, copy)
-        })
+        let op = Op::new(OpKind::CopyDeviceToHost, "copy device to pinned", site)
+            .race(access(ranges, "a copy into pinned memory"));
+        let copy = Copy::DeviceToPinned {
+            src: src.addr(),
+            dst: dst.host(),
+            offset: 0,
+            bytes: src.bytes(),
+        };
+        self.queue_copy(op, copy)
     }
 
     /// Copies device memory to device memory, in stream order.
@@ -167,21 +151,22 @@ impl Stream {
         let site = CallSite::caller();
         let (src, dst) = (src.view(), dst.view());
         same_len("copy", src.len(), dst.len(), site)?;
-        let op = Op::new(OpKind::CopyDeviceToDevice, "copy device to device", site)
-            .on(self.id)
-            .bytes(src.bytes() as u64);
-        let stream = self.id;
         let ranges = [device_range(src, false), device_range(dst, true)];
-        self.enqueue(op, &ranges, "a device-to-device copy", |exec| {
-            exec.copy(
-                stream,
-                Copy::DeviceToDevice {
-                    src: src.addr(),
-                    dst: dst.addr(),
-                    bytes: src.bytes(),
-                },
-            )
-        })
+        let op = Op::new(OpKind::CopyDeviceToDevice, "copy device to device", site)
+            .race(access(ranges, "a device-to-device copy"));
+        let copy = Copy::DeviceToDevice {
+            src: src.addr(),
+            dst: dst.addr(),
+            bytes: src.bytes(),
+        };
+        self.queue_copy(op, copy)
+    }
+
+    /// Queues `copy` on this stream as the work of `op`, traced with the
+    /// bytes the copy moves: the one way every copy reaches the choke point.
+    fn queue_copy(&self, op: Op, copy: Copy<'_>) -> Result<()> {
+        let (stream, bytes) = (self.id, copy.bytes() as u64);
+        self.enqueue(op.on(stream).bytes(bytes), |exec| exec.copy(stream, copy))
     }
 
     fn check_pinned<T: Elem>(

@@ -1,7 +1,7 @@
 //! Kernel launches: one method per kernel of the library.
 
 use super::Stream;
-use crate::core::Op;
+use crate::core::{NodeAccess, Op, Race};
 use crate::decoder::Decoder;
 use crate::elem::{AsView, Elem, Scalar, View};
 use crate::error::{GpuError, Result};
@@ -42,11 +42,13 @@ impl Stream {
             .collect();
         let op = Op::new(OpKind::Launch, name, site)
             .on(self.id)
-            .bytes(kernel.bytes_touched());
+            .bytes(kernel.bytes_touched())
+            .race(Race::Access(NodeAccess::new(
+                ranges,
+                format!("kernel `{name}`"),
+            )));
         let stream = self.id;
-        self.enqueue(op, &ranges, &format!("kernel `{name}`"), |exec| {
-            exec.launch(stream, &kernel)
-        })
+        self.enqueue(op, |exec| exec.launch(stream, &kernel))
     }
 
     /// A kernel that busy-waits on the GPU for `duration` (`%globaltimer`).

@@ -89,17 +89,12 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
     emit(&mut out, &nonce, &Event::Done { tag: String::new() })
 }
 
-/// The backend the checks' devices will use: the one a device opened with
-/// the judge's choice reports (the same rule as every check's `ctx.device()`),
-/// or the choice itself when no device opens.
+/// The backend the checks' devices will use, as `gpu::Backend::resolve`
+/// decides it for the judge's choice (the rule every check's `ctx.device()`
+/// follows), or the choice itself when it cannot be used.
 fn resolved_backend(backend: Backend) -> String {
-    let options = gpu::DeviceOptions {
-        backend,
-        quiet: true,
-        ..Default::default()
-    };
-    match gpu::Device::with_options(options) {
-        Ok(device) => device.backend().to_string(),
+    match backend.resolve() {
+        Ok(resolved) => resolved.kind().to_string(),
         Err(_) => format!("{backend:?} (unavailable)").to_lowercase(),
     }
 }

@@ -2,7 +2,7 @@
 //! and which backend `judge run` will use (the rule of `gpu::Backend::Auto`).
 
 use super::{Findings, Mark};
-use gpu::{Backend, CudaLibrary};
+use gpu::{Backend, CudaLibrary, GpuError, ResolvedBackend};
 
 /// What CUDA offers on this machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,26 +115,22 @@ fn check_backend(findings: &mut Findings, env: Option<&str>, cuda: &Cuda) {
     }
 }
 
-/// The backend `judge run` will use: the rule of `gpu::Backend::Auto`
-/// (`GPU_BACKEND`, when set and not empty, overrides it; else CUDA when a
-/// device is there), and whether it will work.
+/// The backend `judge run` will use: `gpu::Backend::resolve` (the rule of
+/// `Backend::Auto`) on what this machine has, and whether it will work.
 fn plan(env: Option<&str>, cuda: &Cuda) -> Plan {
-    let chosen = match env
-        .filter(|value| !value.is_empty())
-        .map(str::parse::<Backend>)
-    {
-        None => Backend::Auto,
-        Some(Ok(backend)) => backend,
-        Some(Err(err)) => return Plan::Fails(err.to_string()),
+    let probe = || match cuda {
+        Cuda::Ready(_) | Cuda::DeviceFails(_) => Ok(()),
+        Cuda::NoDriver | Cuda::NoNvrtc | Cuda::NoDevice(_) => Err(String::new()),
     };
-    match (chosen, cuda) {
-        (Backend::Virtual, _) => Plan::VirtualChosen,
-        (_, Cuda::Ready(_)) => Plan::Cuda,
-        (_, Cuda::DeviceFails(why)) => Plan::Fails(why.clone()),
-        (Backend::Cuda, _) => {
+    match (Backend::Auto.resolve_with(env, probe), cuda) {
+        (Ok(ResolvedBackend::Virtual), _) => Plan::VirtualChosen,
+        (Ok(ResolvedBackend::VirtualBecause(_)), _) => Plan::VirtualNoGpu,
+        (Ok(ResolvedBackend::Cuda), Cuda::DeviceFails(why)) => Plan::Fails(why.clone()),
+        (Ok(ResolvedBackend::Cuda), _) => Plan::Cuda,
+        (Err(GpuError::NoCudaDevice { .. }), _) => {
             Plan::Fails("`GPU_BACKEND=cuda` asks for a GPU, and CUDA finds none here".into())
         }
-        (Backend::Auto, _) => Plan::VirtualNoGpu,
+        (Err(err), _) => Plan::Fails(err.to_string()),
     }
 }
 
