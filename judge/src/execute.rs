@@ -114,7 +114,7 @@ fn attempt(
     let setup = Setup {
         nonce: nonce.clone(),
         results: results.clone(),
-        backend: format!("{:?}", spec.backend).to_lowercase(),
+        backend: spec.backend,
         only,
         artifacts: spec.artifacts.clone(),
     };

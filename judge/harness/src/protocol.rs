@@ -19,8 +19,9 @@ pub struct Setup {
     pub nonce: String,
     /// Where to append events.
     pub results: PathBuf,
-    /// `auto`, `cuda` or `virtual`.
-    pub backend: String,
+    /// The backend the judge asks for (`"auto"`, `"cuda"` or `"virtual"`
+    /// in JSON; any other name makes the setup line unreadable).
+    pub backend: gpu::Backend,
     /// Run only these checks (all when `None`).
     pub only: Option<Vec<String>>,
     /// Where checks may write timelines and traces.
@@ -169,6 +170,19 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_setup_with_an_unknown_backend_is_refused_not_read_as_auto() {
+        let line = |backend: &str| {
+            format!(r#"{{"nonce":"n","results":"/r","backend":"{backend}","only":null,"artifacts":null}}"#)
+        };
+        let setup: Setup = serde_json::from_str(&line("virtual")).unwrap();
+        assert_eq!(setup.backend, gpu::Backend::Virtual);
+        for typo in ["virtaul", "metal", ""] {
+            let err = serde_json::from_str::<Setup>(&line(typo)).unwrap_err();
+            assert!(err.to_string().contains("unknown variant"), "{typo}: {err}");
+        }
+    }
 
     #[test]
     fn a_signed_event_verifies_and_a_changed_one_does_not() {

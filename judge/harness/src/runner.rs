@@ -48,7 +48,7 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
         .create(true)
         .append(true)
         .open(&setup.results)?;
-    let backend: Backend = setup.backend.parse().unwrap_or(Backend::Auto);
+    let backend = setup.backend;
     let ctx = Ctx::new(backend, setup.artifacts.clone());
     let nonce = setup.nonce.clone();
     let checks = suite.iter().map(info).collect();
