@@ -6,9 +6,14 @@
 //! that check gets the verdict and the rest run again in a new process. When
 //! the deadline passes, the whole process group is killed: the check that was
 //! running timed out and the ones after it did not run.
+//!
+//! The harness's environment is the learner's, but for insta's variables
+//! ([`insta_env`]): nothing the learner sets can make a snapshot assertion
+//! pass or write a snapshot. In grade mode the harness reads a read-only
+//! copy of the suite's snapshots ([`Snapshots`]).
 
 use anyhow::{Context, Result};
-use judge_harness::{CheckInfo, Event, Outcome, Setup};
+use judge_harness::{Artifact, CheckInfo, Event, Outcome, Setup};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +31,11 @@ pub(crate) struct RunSpec {
     pub(crate) timeout: Duration,
     /// Where checks write timelines and traces.
     pub(crate) artifacts: Option<PathBuf>,
+    /// The suite's folder, `judge/checks/exID`: its snapshots are in
+    /// `snapshots/`, and `judge/checks` is insta's workspace root.
+    pub(crate) suite: PathBuf,
+    /// Whether the harness gets a read-only copy of the snapshots (grade mode).
+    pub(crate) seal_snapshots: bool,
     /// Where results files go.
     pub(crate) scratch: PathBuf,
 }
@@ -41,6 +51,8 @@ pub(crate) struct Execution {
     pub(crate) backend: String,
     /// Everything the process printed (stdout then stderr), cut to a size.
     pub(crate) output: String,
+    /// What the checks saved (timelines), in order.
+    pub(crate) artifacts: Vec<Artifact>,
     /// Lines of the results file not signed with the nonce (forgeries), ignored.
     pub(crate) forged: usize,
     /// Set when the harness could not start its suite at all.
@@ -56,10 +68,11 @@ pub(crate) fn execute(spec: &RunSpec) -> Result<Execution> {
     std::fs::create_dir_all(&spec.scratch)
         .with_context(|| format!("cannot create `{}`", spec.scratch.display()))?;
     let deadline = Instant::now() + spec.timeout;
+    let snapshots = Snapshots::new(spec)?;
     let mut run = Execution::default();
     let mut only: Option<Vec<String>> = None;
     loop {
-        let attempt = attempt(spec, only.clone(), deadline, &mut run)?;
+        let attempt = attempt(spec, &snapshots, only.clone(), deadline, &mut run)?;
         let pending: Vec<String> = run
             .checks
             .iter()
@@ -104,6 +117,7 @@ impl std::fmt::Display for Ended {
 
 fn attempt(
     spec: &RunSpec,
+    snapshots: &Snapshots,
     only: Option<Vec<String>>,
     deadline: Instant,
     run: &mut Execution,
@@ -118,8 +132,10 @@ fn attempt(
         backend: spec.backend.clone(),
         only,
         artifacts: spec.artifacts.clone(),
+        snapshots: Some(snapshots.folder.clone()),
     };
-    let mut child = spawn(&spec.binary, &setup)?;
+    let checks = spec.suite.parent().unwrap_or(&spec.suite);
+    let mut child = spawn(&spec.binary, &setup, checks)?;
     let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
     let ended = wait(&mut child, deadline)?;
     let output = [collect(out), collect(err)].concat();
@@ -141,9 +157,11 @@ fn attempt(
     Ok(ended)
 }
 
-fn spawn(binary: &Path, setup: &Setup) -> Result<Child> {
+fn spawn(binary: &Path, setup: &Setup, checks: &Path) -> Result<Child> {
     use std::os::unix::process::CommandExt;
-    let mut child = Command::new(binary)
+    let mut command = Command::new(binary);
+    insta_env(&mut command, checks);
+    let mut child = command
         .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -157,6 +175,91 @@ fn spawn(binary: &Path, setup: &Setup) -> Result<Child> {
     let _ = stdin.write_all(line.as_bytes());
     drop(stdin);
     Ok(child)
+}
+
+/// The insta variables of the harness: every `INSTA_*` variable of the
+/// judge's environment (the learner's) is removed, so no pending folder,
+/// diff tool or references file is used, and the ones that decide whether
+/// a snapshot passes or is written are set: no update (no `.snap` or
+/// `.snap.new` is written), no force-pass, a full diff in the output.
+/// insta's workspace root is `checks`, the judge's `judge/checks` (an
+/// `insta.yaml` there would be the judge's, and these variables override
+/// any file anyway); that also spares insta a `cargo metadata` call.
+/// `INSTA_CARGO_INSTA=1` keeps insta from telling the learner to run
+/// `cargo insta test`, and `CI=true` makes insta's `auto` mode `no` too.
+fn insta_env(command: &mut Command, checks: &Path) {
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("INSTA_") {
+            command.env_remove(key);
+        }
+    }
+    command
+        .env("INSTA_UPDATE", "no")
+        .env("INSTA_FORCE_PASS", "0")
+        .env("INSTA_REQUIRE_FULL_MATCH", "0")
+        .env("INSTA_OUTPUT", "diff")
+        .env("INSTA_WORKSPACE_ROOT", checks)
+        .env("INSTA_CARGO_INSTA", "1")
+        .env("CI", "true");
+}
+
+/// The snapshot folder the harness reads: the suite's own, or in grade mode
+/// a copy made for this run, its files and folder read-only, removed when
+/// the run ends. The permissions stop a harness of another uid (with the
+/// judge as root they stop nothing, so the copy is what counts): whatever a
+/// harness writes there never reaches the course or the next submission.
+struct Snapshots {
+    folder: PathBuf,
+    sealed: bool,
+}
+
+impl Snapshots {
+    fn new(spec: &RunSpec) -> Result<Self> {
+        let snapshots = spec.suite.join("snapshots");
+        if !spec.seal_snapshots {
+            return Ok(Self {
+                folder: snapshots,
+                sealed: false,
+            });
+        }
+        let folder = spec
+            .scratch
+            .join(format!("snapshots-{:016x}", fastrand::u64(..)));
+        std::fs::create_dir_all(&folder)
+            .with_context(|| format!("cannot create `{}`", folder.display()))?;
+        for entry in std::fs::read_dir(&snapshots)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let to = folder.join(entry.file_name());
+            if entry.path().extension().is_some_and(|e| e == "snap") {
+                std::fs::copy(entry.path(), &to)
+                    .with_context(|| format!("cannot copy `{}`", entry.path().display()))?;
+                set_mode(&to, 0o444)?;
+            }
+        }
+        set_mode(&folder, 0o555)?;
+        Ok(Self {
+            folder,
+            sealed: true,
+        })
+    }
+}
+
+impl Drop for Snapshots {
+    fn drop(&mut self) {
+        if self.sealed {
+            let _ = set_mode(&self.folder, 0o755);
+            let _ = std::fs::remove_dir_all(&self.folder);
+        }
+    }
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .with_context(|| format!("cannot set the permissions of `{}`", path.display()))
 }
 
 /// The output a drain thread read, waiting at most a second after the
@@ -270,6 +373,7 @@ fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<S
                 run.backend = backend;
             }
             Event::Start { check, .. } => in_flight = Some(check),
+            Event::Artifact { artifact, .. } => run.artifacts.push(artifact),
             Event::End {
                 check,
                 outcome,

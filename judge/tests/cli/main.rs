@@ -15,4 +15,5 @@ mod grade;
 mod list;
 mod reset;
 mod run;
+mod snapshot;
 mod verify;

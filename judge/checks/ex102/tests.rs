@@ -79,6 +79,7 @@ fn render(entries: &[TraceEntry], times: bool) -> String {
 
 #[test]
 fn one_steady_state_step_on_the_virtual_gpu() {
+    let _snapshots = crate::tests::snapshots(102).bind_to_scope();
     insta::assert_snapshot!(
         "steady_step_virtual",
         render(&steady_step(Backend::Virtual), true)
@@ -87,6 +88,7 @@ fn one_steady_state_step_on_the_virtual_gpu() {
 
 #[test]
 fn one_steady_state_step_on_any_backend() {
+    let _snapshots = crate::tests::snapshots(102).bind_to_scope();
     insta::assert_snapshot!(
         "steady_step_ops",
         render(&steady_step(Backend::Auto), false)

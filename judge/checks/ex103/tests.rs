@@ -4,8 +4,7 @@
 //! `one_graph_launch_per_step` check asserts the same shape against a
 //! learner's crate. On the virtual GPU the snapshot has exact times; the
 //! redacted one (no times) must also hold on CUDA, where times differ from
-//! run to run: `cargo test -p sol103-graph-static-buffers -- --ignored` on a
-//! GPU machine.
+//! run to run: `cargo test -p judge-checks -- --ignored` on a GPU machine.
 
 use gpu::{Backend, Device, DeviceOptions, TraceEntry};
 use graph_buffers::{MAX_ROWS, Model, Runner, WIDTH};
@@ -81,6 +80,7 @@ fn one_step(backend: Backend) -> Vec<TraceEntry> {
 #[test]
 fn one_steady_state_step_on_the_virtual_gpu() {
     let step = one_step(Backend::Virtual);
+    let _snapshots = crate::tests::snapshots(103).bind_to_scope();
     insta::assert_snapshot!("one_step", render(&step, false));
     insta::assert_snapshot!("one_step_redacted", render(&step, true));
 }
@@ -89,5 +89,6 @@ fn one_steady_state_step_on_the_virtual_gpu() {
 #[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
 fn one_steady_state_step_on_cuda() {
     let step = one_step(Backend::Cuda);
+    let _snapshots = crate::tests::snapshots(103).bind_to_scope();
     insta::assert_snapshot!("one_step_redacted", render(&step, true));
 }
