@@ -222,28 +222,30 @@ impl Snapshots {
                 sealed: false,
             });
         }
-        let folder = spec
-            .scratch
-            .join(format!("snapshots-{:016x}", fastrand::u64(..)));
-        std::fs::create_dir_all(&folder)
-            .with_context(|| format!("cannot create `{}`", folder.display()))?;
-        for entry in std::fs::read_dir(&snapshots)
+        // Made first, so that a copy that fails half-way is removed too.
+        let sealed = Self {
+            folder: spec
+                .scratch
+                .join(format!("snapshots-{:016x}", fastrand::u64(..))),
+            sealed: true,
+        };
+        std::fs::create_dir_all(&sealed.folder)
+            .with_context(|| format!("cannot create `{}`", sealed.folder.display()))?;
+        let entries = std::fs::read_dir(&snapshots)
             .into_iter()
             .flatten()
-            .flatten()
+            .flatten();
+        for from in entries
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "snap"))
         {
-            let to = folder.join(entry.file_name());
-            if entry.path().extension().is_some_and(|e| e == "snap") {
-                std::fs::copy(entry.path(), &to)
-                    .with_context(|| format!("cannot copy `{}`", entry.path().display()))?;
-                set_mode(&to, 0o444)?;
-            }
+            let to = sealed.folder.join(from.file_name().unwrap_or_default());
+            std::fs::copy(&from, &to)
+                .with_context(|| format!("cannot copy `{}`", from.display()))?;
+            set_mode(&to, 0o444)?;
         }
-        set_mode(&folder, 0o555)?;
-        Ok(Self {
-            folder,
-            sealed: true,
-        })
+        set_mode(&sealed.folder, 0o555)?;
+        Ok(sealed)
     }
 }
 
@@ -387,4 +389,53 @@ fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<S
         }
     }
     Ok(in_flight)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(suite: &Path, scratch: &Path, seal: bool) -> RunSpec {
+        RunSpec {
+            binary: PathBuf::new(),
+            backend: "virtual".into(),
+            timeout: Duration::from_secs(1),
+            artifacts: None,
+            suite: suite.to_path_buf(),
+            seal_snapshots: seal,
+            scratch: scratch.to_path_buf(),
+        }
+    }
+
+    #[test]
+    fn grading_reads_a_read_only_copy_of_the_snapshots_that_goes_away() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (suite, scratch) = (dir.path().join("ex7"), dir.path().join("runs"));
+        std::fs::create_dir_all(suite.join("snapshots")).unwrap();
+        std::fs::write(suite.join("snapshots/a.snap"), "a").unwrap();
+        std::fs::write(suite.join("snapshots/a.snap.new"), "pending").unwrap();
+        let own = Snapshots::new(&spec(&suite, &scratch, false)).unwrap();
+        assert_eq!(own.folder, suite.join("snapshots"));
+        let sealed = Snapshots::new(&spec(&suite, &scratch, true)).unwrap();
+        let folder = sealed.folder.clone();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let names: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            names,
+            ["a.snap"],
+            "only the snapshots, no pending `.snap.new`"
+        );
+        assert_eq!(
+            (mode(&folder), mode(&folder.join("a.snap"))),
+            (0o555, 0o444)
+        );
+        drop(sealed);
+        assert!(!folder.exists(), "the copy is removed after the run");
+        assert!(suite.join("snapshots/a.snap").is_file());
+    }
 }

@@ -20,11 +20,13 @@ fn course_with_a_snapshot_check() -> Course {
     course
 }
 
-/// Every insta variable a learner could set to accept or write a snapshot,
-/// with `elsewhere` for the paths.
-fn learners_insta_env(elsewhere: &Path) -> Vec<(&'static str, PathBuf)> {
+/// What a learner could set to accept or write a snapshot: each entry on
+/// its own passes a failing snapshot or writes one when the judge does not
+/// control insta's environment; the last sets every variable at once, with
+/// paths in `elsewhere`.
+fn learners_insta_envs(elsewhere: &Path) -> Vec<Vec<(&'static str, PathBuf)>> {
     let set = |key, value: &str| (key, PathBuf::from(value));
-    vec![
+    let mut every = vec![
         set("INSTA_UPDATE", "always"),
         set("INSTA_FORCE_PASS", "1"),
         set("INSTA_FORCE_UPDATE", "1"),
@@ -38,29 +40,44 @@ fn learners_insta_env(elsewhere: &Path) -> Vec<(&'static str, PathBuf)> {
             "INSTA_SNAPSHOT_REFERENCES_FILE",
             elsewhere.join("references"),
         ),
-    ]
+    ];
+    let alone = |pairs: &[(&'static str, &str)]| pairs.iter().map(|&(k, v)| set(k, v)).collect();
+    let mut envs: Vec<Vec<(&'static str, PathBuf)>> = vec![
+        alone(&[("INSTA_UPDATE", "always"), ("CI", "false")]),
+        alone(&[("INSTA_FORCE_PASS", "1")]),
+        alone(&[("INSTA_FORCE_UPDATE", "1")]),
+        alone(&[("INSTA_UPDATE", "new"), ("CI", "false")]),
+        alone(&[("INSTA_OUTPUT", "none")]),
+    ];
+    envs.push(std::mem::take(&mut every));
+    envs
 }
 
-/// `judge ARGS` with the learner's insta variables.
-fn judge_with_insta_env(course: &Course, args: &[&str]) -> Output {
+/// `judge ARGS` once per environment of [`learners_insta_envs`], each
+/// output checked with `check` and the course with [`nothing_written`].
+fn judge_with_insta_envs(course: &Course, args: &[&str], check: impl Fn(&Output)) {
     let elsewhere = course.root.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    let env = learners_insta_env(&elsewhere);
-    let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
-    course.judge_with(args, &env)
+    for env in learners_insta_envs(&elsewhere) {
+        let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
+        let out = course.judge_with(args, &env);
+        check(&out);
+        nothing_written(course, &env);
+    }
 }
 
 /// Fails unless the snapshot is as the fixture has it and no snapshot file
-/// appeared anywhere in the course (or in its `elsewhere/`).
+/// appeared anywhere in the course (or in its `elsewhere/`), after a run
+/// with the learner's `env`.
 #[track_caller]
-fn nothing_written(course: &Course) {
+fn nothing_written(course: &Course, env: &[(&str, &Path)]) {
     let snap = course.root.join("judge/checks/ex902/snapshots/sum.snap");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/snapshot_suite/snapshots/sum.snap");
     assert_eq!(
         std::fs::read_to_string(&snap).unwrap(),
         std::fs::read_to_string(fixture).unwrap(),
-        "the snapshot was rewritten"
+        "the snapshot was rewritten with {env:?}"
     );
     let written: Vec<PathBuf> = walk(&course.root)
         .into_iter()
@@ -102,42 +119,37 @@ fn the_solution_matches_its_snapshot() {
 #[test]
 fn a_learners_insta_env_cannot_pass_or_write_a_snapshot_in_run() {
     let course = course_with_a_snapshot_check();
-    let out = judge_with_insta_env(&course, &["run", "902"]);
-    assert_eq!(out.code, 1, "{out:?}");
-    for line in [
-        "✗ sum_matches_its_snapshot",
-        "expected: the sum of the reference: the judge's snapshot `sum`",
-        "│ Snapshot file: ex902/snapshots/sum.snap",
-        "got:      something else: insta's diff of yours (`+new results`) against the reference (`-old snapshot`) is in the output below",
-        "│ -old snapshot",
-        "│ +new results",
-        "add(2, 3) = -1",
-    ] {
-        assert!(
-            course.redact(&out.stdout).contains(line),
-            "no `{line}` in:\n{}",
-            out.stdout
-        );
-    }
-    nothing_written(&course);
+    judge_with_insta_envs(&course, &["run", "902"], |out| {
+        assert_eq!(out.code, 1, "{out:?}");
+        for line in [
+            "✗ sum_matches_its_snapshot",
+            "expected: the sum of the reference: the judge's snapshot `sum`",
+            "got:      something else: insta's diff of yours (`+new results`) against the reference (`-old snapshot`) is in the output below",
+            "│ Snapshot file: ex902/snapshots/sum.snap",
+            "│ -old snapshot",
+            "│ +new results",
+            "add(2, 3) = -1",
+        ] {
+            assert!(out.stdout.contains(line), "no `{line}` in:\n{}", out.stdout);
+        }
+    });
 }
 
 #[test]
 fn a_learners_insta_env_cannot_pass_or_write_a_snapshot_in_grade() {
     let course = course_with_a_snapshot_check();
     let eve = course.submit("eve", &[("902-wrong-answer", "902-wrong-answer")]);
-    let results = course.root.join("eve.json");
+    let results = course.class.join("eve.json");
     let args = ["grade", "--submission", arg(&eve), "--out", arg(&results)];
-    let out = judge_with_insta_env(&course, &args);
-    assert_eq!(out.code, 0, "{out:?}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
-    let check = &json["submissions"][0]["exercises"][0]["checks"][0];
-    assert_eq!(
-        (check["name"].as_str(), check["status"].as_str()),
-        (Some("sum_matches_its_snapshot"), Some("failed")),
-        "{json:#}"
-    );
-    std::fs::remove_file(&results).unwrap();
-    nothing_written(&course);
+    judge_with_insta_envs(&course, &args, |out| {
+        assert_eq!(out.code, 0, "{out:?}");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+        let check = &json["submissions"][0]["exercises"][0]["checks"][0];
+        assert_eq!(
+            (check["name"].as_str(), check["status"].as_str()),
+            (Some("sum_matches_its_snapshot"), Some("failed")),
+            "{json:#}"
+        );
+    });
 }
