@@ -30,6 +30,16 @@ pub(crate) fn snapshots(id: u32) -> insta::Settings {
     settings
 }
 
+/// A device on `backend`, quiet: what a suite's own test runs the solution on.
+pub(crate) fn device(backend: gpu::Backend) -> gpu::Device {
+    let options = gpu::DeviceOptions {
+        backend,
+        quiet: true,
+        ..gpu::DeviceOptions::default()
+    };
+    gpu::Device::with_options(options).expect("a device opens")
+}
+
 /// Runs check `name` of suite `id` against the solution on the virtual GPU,
 /// as a harness does; timelines and traces go to `artifacts`, if given.
 pub(crate) fn run(id: u32, name: &str, artifacts: Option<PathBuf>) -> (Outcome, Vec<Artifact>) {

@@ -5,18 +5,13 @@
 //! runs on whichever backend is here (CUDA on a GPU machine) with the times
 //! redacted, so it holds on both.
 
-use gpu::{Backend, Decoder, DecoderConfig, Device, DeviceOptions, OpKind, TraceEntry};
+use gpu::{Backend, Decoder, DecoderConfig, OpKind, TraceEntry};
 use overlap_sampler::{Batch, Request, generate};
 use std::time::Duration;
 
 /// The entries of the fifth step: from its `decode_step` launch up to the next.
 fn steady_step(backend: Backend) -> Vec<TraceEntry> {
-    let device = Device::with_options(DeviceOptions {
-        backend,
-        quiet: true,
-        ..DeviceOptions::default()
-    })
-    .unwrap();
+    let device = crate::tests::device(backend);
     let stream = device.new_stream().unwrap();
     let config = DecoderConfig {
         vocab: 512,

@@ -6,7 +6,7 @@
 //! redacted one (no times) must also hold on CUDA, where times differ from
 //! run to run: `cargo test -p judge-checks -- --ignored` on a GPU machine.
 
-use gpu::{Backend, Device, DeviceOptions, TraceEntry};
+use gpu::{Backend, TraceEntry};
 use graph_buffers::{MAX_ROWS, Model, Runner, WIDTH};
 
 /// One line per call: what it was, its stream, bytes and where it was made;
@@ -41,12 +41,7 @@ fn render(entries: &[TraceEntry], redact: bool) -> String {
 
 /// The calls of one replayed step of 3 rows (bucket 4), after warm steps.
 fn one_step(backend: Backend) -> Vec<TraceEntry> {
-    let device = Device::with_options(DeviceOptions {
-        backend,
-        quiet: true,
-        ..DeviceOptions::default()
-    })
-    .unwrap();
+    let device = crate::tests::device(backend);
     let stream = device.new_stream().unwrap();
     let model = Model::new();
     let mut runner = Runner::new(&stream, &model).unwrap();

@@ -8,17 +8,12 @@
 
 use super::report;
 use super::workload::{self, LOG_EVERY, STEADY_FROM, STEPS};
-use gpu::{Backend, Device, DeviceOptions, Trace};
+use gpu::{Backend, Trace};
 use sync_elimination::Server;
 
 #[test]
 fn the_steady_state_waits_once_per_log_window() {
-    let device = Device::with_options(DeviceOptions {
-        backend: Backend::Virtual,
-        quiet: true,
-        ..DeviceOptions::default()
-    })
-    .unwrap();
+    let device = crate::tests::device(Backend::Virtual);
     let (compute, copy) = (device.new_stream().unwrap(), device.new_stream().unwrap());
     let decoder = workload::decoder(&compute).unwrap();
     let work = workload::workload(&decoder);
