@@ -104,20 +104,29 @@ fn timelines_the_book_shows() -> Vec<u32> {
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-        .flat_map(|text| {
-            text.split("judge run ")
-                .skip(1)
-                .filter_map(|rest| {
-                    let (id, after) = rest.split_once(' ')?;
-                    let timeline = after.starts_with("--timeline");
-                    if timeline { id.parse().ok() } else { None }
-                })
-                .collect::<Vec<u32>>()
-        })
+        .flat_map(|text| timeline_commands(&text))
         .collect();
     ids.sort_unstable();
     ids.dedup();
     ids
+}
+
+/// The ids of the `judge run ID --timeline …` commands in `text`.
+fn timeline_commands(text: &str) -> Vec<u32> {
+    text.split("judge run ")
+        .skip(1)
+        .filter_map(|rest| {
+            let (id, after) = rest.split_once(' ')?;
+            let timeline = after.starts_with("--timeline");
+            if timeline { id.parse().ok() } else { None }
+        })
+        .collect()
+}
+
+#[test]
+fn the_books_timeline_commands_are_found() {
+    let text = "$ judge run 102 --timeline mine.svg\n`judge run 104 --timeline FILE.svg`\njudge run 103 --solution\n";
+    assert_eq!(timeline_commands(text), [102, 104]);
 }
 
 /// Whether a check of suite `id`, run in order on the solution, saves a
