@@ -186,69 +186,6 @@ fn a_chapter_without_its_judge_command_or_self_test_is_caught() {
     assert!(gaps[2].contains("<details>"));
 }
 
-/// The exercises whose `judge run ID --timeline` a page shows but whose
-/// check suite (`suites`: id and source text) never names a `"timeline"`
-/// trace (`ctx.save_trace("timeline", …)`, directly or through a helper),
-/// so that the command would write nothing.
-fn timelines_promised_but_not_drawn(pages: &[String], suites: &[(i64, String)]) -> Vec<i64> {
-    suites
-        .iter()
-        .filter(|(id, _)| {
-            pages
-                .iter()
-                .any(|p| p.contains(&format!("judge run {id} --timeline")))
-        })
-        .filter(|(_, source)| !source.contains("\"timeline\""))
-        .map(|(id, _)| *id)
-        .collect()
-}
-
-/// The source of exercise `id`'s check suite: `judge/checks/exID.rs`, or
-/// every file of `judge/checks/exID/`.
-fn suite_source(repo: &Path, id: i64) -> String {
-    let checks = repo.join("judge/checks");
-    let file = checks.join(format!("ex{id}.rs"));
-    let mut text = std::fs::read_to_string(file).unwrap_or_default();
-    for entry in std::fs::read_dir(checks.join(format!("ex{id}")))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        text += &std::fs::read_to_string(entry.path()).unwrap_or_default();
-    }
-    text
-}
-
-#[test]
-fn every_timeline_the_book_promises_is_drawn_by_the_checks() {
-    let repo = repository();
-    let src = book_check::source_dir(&repo).unwrap();
-    let pages: Vec<String> = book_check::markdown_files(&src)
-        .iter()
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .collect();
-    let suites: Vec<(i64, String)> = (101..=199)
-        .map(|id| (id, suite_source(&repo, id)))
-        .filter(|(_, source)| !source.is_empty())
-        .collect();
-    assert!(suites.len() >= 4, "the check suites were not found");
-    let missing = timelines_promised_but_not_drawn(&pages, &suites);
-    assert!(
-        missing.is_empty(),
-        "the book shows `judge run ID --timeline` for {missing:?}, but no check of theirs saves a trace named `\"timeline\"` (`ctx.save_trace(\"timeline\", &device)`)"
-    );
-}
-
-#[test]
-fn a_promised_timeline_that_no_check_draws_is_caught() {
-    let pages = vec!["$ judge run 105 --timeline t.svg".to_string()];
-    let suites = vec![
-        (105, "ctx.save_trace(\"syncs\", &device);".to_string()),
-        (106, "ctx.save_trace(\"timeline\", &device);".to_string()),
-    ];
-    assert_eq!(timelines_promised_but_not_drawn(&pages, &suites), [105]);
-}
-
 /// The files of `dir` (by name) that no text of `texts` mentions.
 fn unmentioned(dir: &Path, texts: &[String]) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

@@ -34,7 +34,7 @@ pub(crate) struct Spec {
     pub(crate) package: String,
     /// The library name the suite imports.
     pub(crate) lib: String,
-    /// The check suite's source: its one file or its folder's `mod.rs`
+    /// The check suite's source: its folder's `mod.rs`
     /// ([`Course::checks_file`]).
     pub(crate) checks: PathBuf,
 }
@@ -129,11 +129,22 @@ incremental = true
     );
     write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
     write_if_changed(&dir.join("main.rs"), main.as_bytes())?;
-    let lock = course.tools.join("Cargo.lock");
-    if lock.is_file() && !dir.join("Cargo.lock").is_file() {
-        fs_err::copy(&lock, dir.join("Cargo.lock"))?;
-    }
+    copy_lock(&course.tools.join("Cargo.lock"), &dir.join("Cargo.lock"))?;
     Ok(dir.join("Cargo.toml"))
+}
+
+/// Copies the workspace's `lock`, which pins every crate of the harness
+/// (insta too, through the harness runtime), into the harness as `into`:
+/// when `into` is missing or older, so that a harness made before a new
+/// dependency still resolves offline, and a lock cargo has since extended
+/// (a learner's own dependency) is kept.
+fn copy_lock(lock: &Path, into: &Path) -> Result<()> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if !lock.is_file() || modified(into) >= modified(lock) {
+        return Ok(());
+    }
+    fs_err::copy(lock, into)?;
+    Ok(())
 }
 
 /// Builds the harness of `spec` in release mode, showing a spinner on a terminal.

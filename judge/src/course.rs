@@ -47,21 +47,16 @@ impl Course {
     /// The judge's check suite for `exercise`: the file the harness includes
     /// as its module `suite` (`#[path = "…"] mod suite;`).
     ///
-    /// A suite is one file, `judge/checks/exID.rs`, or a folder,
-    /// `judge/checks/exID/mod.rs`, whose `mod.rs` holds the `CHECKS` table and
-    /// declares submodules: a `mod.rs` included by path finds its
-    /// submodules beside it (`mod support;` is `exID/support.rs`), so a long
-    /// suite splits by theme. The folder wins when its `mod.rs` exists; else
-    /// this is the single file, which may not exist either (see
-    /// [`missing_suite`]).
+    /// A suite is a folder, `judge/checks/exID/`, whose `mod.rs` holds the
+    /// `CHECKS` table and declares submodules: a `mod.rs` included by path
+    /// finds its submodules beside it (`mod support;` is
+    /// `exID/support.rs`), and the checks crate (`judge/checks/lib.rs`)
+    /// declares the same folder as its module `exID`. The file may not
+    /// exist (see [`missing_suite`]).
     pub(crate) fn checks_file(&self, exercise: &Exercise) -> PathBuf {
-        let checks = self.root.join("judge/checks");
-        let folder = checks.join(format!("ex{}/mod.rs", exercise.id));
-        if folder.is_file() {
-            folder
-        } else {
-            checks.join(format!("ex{}.rs", exercise.id))
-        }
+        self.root
+            .join("judge/checks")
+            .join(format!("ex{}/mod.rs", exercise.id))
     }
 
     /// The known-wrong variants of `exercise`: one patch (or whole file) per mistake.
@@ -90,21 +85,11 @@ impl Course {
 }
 
 /// Why the check suite at `checks` (a [`Course::checks_file`] that is not
-/// there) cannot be used, naming both places a suite may be.
+/// there) cannot be used, and what to do.
 pub(crate) fn missing_suite(checks: &Path) -> String {
-    let (file, folder) = if checks.file_name().is_some_and(|n| n == "mod.rs") {
-        let dir = checks.parent().unwrap_or(checks);
-        (dir.with_extension("rs"), checks.to_path_buf())
-    } else {
-        (
-            checks.to_path_buf(),
-            checks.with_extension("").join("mod.rs"),
-        )
-    };
     format!(
-        "the check suite `{}` is missing, and so is the folder suite `{}`",
-        file.display(),
-        folder.display()
+        "the check suite `{}` is missing; a suite is a folder whose `mod.rs` holds its `CHECKS`",
+        checks.display()
     )
 }
 
@@ -154,28 +139,19 @@ mod tests {
     }
 
     #[test]
-    fn a_suite_folder_wins_over_the_single_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let (course, exercise) = course(dir.path());
-        let checks = dir.path().join("judge/checks");
-        assert_eq!(course.checks_file(&exercise), checks.join("ex7.rs"));
-        std::fs::create_dir_all(checks.join("ex7")).unwrap();
+    fn a_suite_is_the_mod_rs_of_its_folder() {
+        let (course, exercise) = course(Path::new("/c"));
         assert_eq!(
             course.checks_file(&exercise),
-            checks.join("ex7.rs"),
-            "a folder without `mod.rs` is no suite"
+            Path::new("/c/judge/checks/ex7/mod.rs")
         );
-        std::fs::write(checks.join("ex7/mod.rs"), "").unwrap();
-        assert_eq!(course.checks_file(&exercise), checks.join("ex7/mod.rs"));
     }
 
     #[test]
-    fn a_missing_suite_names_both_places() {
-        let expected = "the check suite `/c/judge/checks/ex7.rs` is missing, and so is the folder suite `/c/judge/checks/ex7/mod.rs`";
-        assert_eq!(missing_suite(Path::new("/c/judge/checks/ex7.rs")), expected);
+    fn a_missing_suite_names_its_mod_rs() {
         assert_eq!(
             missing_suite(Path::new("/c/judge/checks/ex7/mod.rs")),
-            expected
+            "the check suite `/c/judge/checks/ex7/mod.rs` is missing; a suite is a folder whose `mod.rs` holds its `CHECKS`"
         );
     }
 }

@@ -6,9 +6,15 @@
 //! that check gets the verdict and the rest run again in a new process. When
 //! the deadline passes, the whole process group is killed: the check that was
 //! running timed out and the ones after it did not run.
+//!
+//! The harness's environment is the learner's, but for insta's variables
+//! ([`insta_env`]): nothing the learner sets can make a snapshot assertion
+//! pass or write a snapshot. In grade mode the harness reads a read-only
+//! copy of the suite's snapshots ([`Snapshots`]). (Past 400 lines with its
+//! tests; the code itself is under 400.)
 
 use anyhow::{Context, Result};
-use judge_harness::{CheckInfo, Event, Outcome, Setup};
+use judge_harness::{Artifact, CheckInfo, Event, Outcome, Setup};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +32,11 @@ pub(crate) struct RunSpec {
     pub(crate) timeout: Duration,
     /// Where checks write timelines and traces.
     pub(crate) artifacts: Option<PathBuf>,
+    /// The suite's folder, `judge/checks/exID`: its snapshots are in
+    /// `snapshots/`, and `judge/checks` is insta's workspace root.
+    pub(crate) suite: PathBuf,
+    /// Whether the harness gets a read-only copy of the snapshots (grade mode).
+    pub(crate) seal_snapshots: bool,
     /// Where results files go.
     pub(crate) scratch: PathBuf,
 }
@@ -41,6 +52,8 @@ pub(crate) struct Execution {
     pub(crate) backend: String,
     /// Everything the process printed (stdout then stderr), cut to a size.
     pub(crate) output: String,
+    /// What the checks saved (timelines), in order.
+    pub(crate) artifacts: Vec<Artifact>,
     /// Lines of the results file not signed with the nonce (forgeries), ignored.
     pub(crate) forged: usize,
     /// Set when the harness could not start its suite at all.
@@ -55,10 +68,11 @@ const OUTPUT_LIMIT: usize = 64 << 10;
 pub(crate) fn execute(spec: &RunSpec) -> Result<Execution> {
     fs_err::create_dir_all(&spec.scratch)?;
     let deadline = Instant::now() + spec.timeout;
+    let snapshots = Snapshots::new(spec)?;
     let mut run = Execution::default();
     let mut only: Option<Vec<String>> = None;
     loop {
-        let attempt = attempt(spec, only.clone(), deadline, &mut run)?;
+        let attempt = attempt(spec, &snapshots, only.clone(), deadline, &mut run)?;
         let pending: Vec<String> = run
             .checks
             .iter()
@@ -103,6 +117,7 @@ impl std::fmt::Display for Ended {
 
 fn attempt(
     spec: &RunSpec,
+    snapshots: &Snapshots,
     only: Option<Vec<String>>,
     deadline: Instant,
     run: &mut Execution,
@@ -117,8 +132,10 @@ fn attempt(
         backend: spec.backend,
         only,
         artifacts: spec.artifacts.clone(),
+        snapshots: Some(snapshots.folder.clone()),
     };
-    let mut child = spawn(&spec.binary, &setup)?;
+    let checks = spec.suite.parent().unwrap_or(&spec.suite);
+    let mut child = spawn(&spec.binary, &setup, checks)?;
     let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
     let ended = wait(&mut child, deadline)?;
     let output = [collect(out), collect(err)].concat();
@@ -140,9 +157,11 @@ fn attempt(
     Ok(ended)
 }
 
-fn spawn(binary: &Path, setup: &Setup) -> Result<Child> {
+fn spawn(binary: &Path, setup: &Setup, checks: &Path) -> Result<Child> {
     use std::os::unix::process::CommandExt;
-    let mut child = Command::new(binary)
+    let mut command = Command::new(binary);
+    insta_env(&mut command, checks);
+    let mut child = command
         .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -156,6 +175,93 @@ fn spawn(binary: &Path, setup: &Setup) -> Result<Child> {
     let _ = stdin.write_all(line.as_bytes());
     drop(stdin);
     Ok(child)
+}
+
+/// The insta variables of the harness: every `INSTA_*` variable of the
+/// judge's environment (the learner's) is removed, so no pending folder,
+/// diff tool or references file is used, and the ones that decide whether
+/// a snapshot passes or is written are set: no update (no `.snap` or
+/// `.snap.new` is written), no force-pass, a full diff in the output.
+/// insta's workspace root is `checks`, the judge's `judge/checks` (an
+/// `insta.yaml` there would be the judge's, and these variables override
+/// any file anyway); that also spares insta a `cargo metadata` call.
+/// `INSTA_CARGO_INSTA=1` keeps insta from telling the learner to run
+/// `cargo insta test`, and `CI=true` makes insta's `auto` mode `no` too.
+fn insta_env(command: &mut Command, checks: &Path) {
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("INSTA_") {
+            command.env_remove(key);
+        }
+    }
+    command
+        .env("INSTA_UPDATE", "no")
+        .env("INSTA_FORCE_PASS", "0")
+        .env("INSTA_REQUIRE_FULL_MATCH", "0")
+        .env("INSTA_OUTPUT", "diff")
+        .env("INSTA_WORKSPACE_ROOT", checks)
+        .env("INSTA_CARGO_INSTA", "1")
+        .env("CI", "true");
+}
+
+/// The snapshot folder the harness reads: the suite's own, or in grade mode
+/// a copy made for this run, its files and folder read-only, removed when
+/// the run ends. The permissions stop a harness of another uid (with the
+/// judge as root they stop nothing, so the copy is what counts): whatever a
+/// harness writes there never reaches the course or the next submission.
+struct Snapshots {
+    folder: PathBuf,
+    sealed: bool,
+}
+
+impl Snapshots {
+    fn new(spec: &RunSpec) -> Result<Self> {
+        let snapshots = spec.suite.join("snapshots");
+        if !spec.seal_snapshots {
+            return Ok(Self {
+                folder: snapshots,
+                sealed: false,
+            });
+        }
+        // Made first, so that a copy that fails half-way is removed too.
+        let sealed = Self {
+            folder: spec
+                .scratch
+                .join(format!("snapshots-{:016x}", fastrand::u64(..))),
+            sealed: true,
+        };
+        std::fs::create_dir_all(&sealed.folder)
+            .with_context(|| format!("cannot create `{}`", sealed.folder.display()))?;
+        let entries = std::fs::read_dir(&snapshots)
+            .into_iter()
+            .flatten()
+            .flatten();
+        for from in entries
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "snap"))
+        {
+            let to = sealed.folder.join(from.file_name().unwrap_or_default());
+            std::fs::copy(&from, &to)
+                .with_context(|| format!("cannot copy `{}`", from.display()))?;
+            set_mode(&to, 0o444)?;
+        }
+        set_mode(&sealed.folder, 0o555)?;
+        Ok(sealed)
+    }
+}
+
+impl Drop for Snapshots {
+    fn drop(&mut self) {
+        if self.sealed {
+            let _ = set_mode(&self.folder, 0o755);
+            let _ = std::fs::remove_dir_all(&self.folder);
+        }
+    }
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .with_context(|| format!("cannot set the permissions of `{}`", path.display()))
 }
 
 /// The output a drain thread read, waiting at most a second after the
@@ -269,6 +375,7 @@ fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<S
                 run.backend = backend;
             }
             Event::Start { check, .. } => in_flight = Some(check),
+            Event::Artifact { artifact, .. } => run.artifacts.push(artifact),
             Event::End {
                 check,
                 outcome,
@@ -282,4 +389,53 @@ fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<S
         }
     }
     Ok(in_flight)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(suite: &Path, scratch: &Path, seal: bool) -> RunSpec {
+        RunSpec {
+            binary: PathBuf::new(),
+            backend: gpu::Backend::Virtual,
+            timeout: Duration::from_secs(1),
+            artifacts: None,
+            suite: suite.to_path_buf(),
+            seal_snapshots: seal,
+            scratch: scratch.to_path_buf(),
+        }
+    }
+
+    #[test]
+    fn grading_reads_a_read_only_copy_of_the_snapshots_that_goes_away() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (suite, scratch) = (dir.path().join("ex7"), dir.path().join("runs"));
+        std::fs::create_dir_all(suite.join("snapshots")).unwrap();
+        std::fs::write(suite.join("snapshots/a.snap"), "a").unwrap();
+        std::fs::write(suite.join("snapshots/a.snap.new"), "pending").unwrap();
+        let own = Snapshots::new(&spec(&suite, &scratch, false)).unwrap();
+        assert_eq!(own.folder, suite.join("snapshots"));
+        let sealed = Snapshots::new(&spec(&suite, &scratch, true)).unwrap();
+        let folder = sealed.folder.clone();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let names: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            names,
+            ["a.snap"],
+            "only the snapshots, no pending `.snap.new`"
+        );
+        assert_eq!(
+            (mode(&folder), mode(&folder.join("a.snap"))),
+            (0o555, 0o444)
+        );
+        drop(sealed);
+        assert!(!folder.exists(), "the copy is removed after the run");
+        assert!(suite.join("snapshots/a.snap").is_file());
+    }
 }

@@ -25,6 +25,9 @@ pub(crate) struct Options {
     pub(crate) progress: bool,
     /// Where checks may write timelines and traces.
     pub(crate) artifacts: Option<PathBuf>,
+    /// Whether the harness reads a read-only copy of the suite's snapshots
+    /// (grade mode).
+    pub(crate) seal_snapshots: bool,
 }
 
 /// Builds `crate_dir` (a crate of `exercise`, in the given `role`) with the
@@ -52,6 +55,8 @@ pub(crate) fn judge_crate(
         backend: options.backend,
         timeout: Duration::from_secs(exercise.timeout_s),
         artifacts: options.artifacts.clone(),
+        suite: spec.checks.parent().unwrap_or(&spec.checks).to_path_buf(),
+        seal_snapshots: options.seal_snapshots,
         scratch: course.scratch("runs"),
     })?;
     let stage = match run.failure {
@@ -79,6 +84,7 @@ pub(crate) fn judge_crate(
     report.backend = run.backend;
     report.output = run.output;
     report.forged_lines = run.forged;
+    report.artifacts = run.artifacts;
     Ok(report)
 }
 

@@ -2,7 +2,7 @@
 
 use crate::manifest::Exercise;
 use anstyle::{AnsiColor, Style};
-use judge_harness::{CheckInfo, Outcome};
+use judge_harness::{Artifact, CheckInfo, Outcome};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -59,6 +59,10 @@ pub(crate) struct ExerciseReport {
     pub(crate) output: String,
     /// Result lines not signed with the run's nonce, ignored.
     pub(crate) forged_lines: usize,
+    /// What the checks saved (timelines), for `judge run` to copy; no part
+    /// of the results formats.
+    #[serde(skip)]
+    pub(crate) artifacts: Vec<Artifact>,
 }
 
 impl ExerciseReport {
@@ -73,6 +77,7 @@ impl ExerciseReport {
             stage,
             output: String::new(),
             forged_lines: 0,
+            artifacts: Vec::new(),
         }
     }
 

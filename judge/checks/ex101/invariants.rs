@@ -197,7 +197,7 @@ fn check_invariants(a: &Sim, live: &[Block]) -> Result<(), Failure> {
 fn check_segment_size(size: usize, pool: Pool) -> Result<(), Failure> {
     let ok = match pool {
         Pool::Small => size == SMALL_BUFFER,
-        Pool::Large => size == LARGE_BUFFER || (size >= 10 * MIB && size % (2 * MIB) == 0),
+        Pool::Large => size == LARGE_BUFFER || (size >= 10 * MIB && size.is_multiple_of(2 * MIB)),
     };
     ensure(
         ok,

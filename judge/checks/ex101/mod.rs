@@ -21,133 +21,115 @@ mod pools;
 mod streams;
 mod support;
 
-use judge_harness::{Check, Ctx, Failure};
+use judge_harness::{Check, check};
 
 pub(crate) const CHECKS: &[Check] = &[
-    Check::new(
-        "rounds_requests_to_512",
+    check!(
+        pools::rounds_requests_to_512,
         "every request rounds up to a multiple of 512 bytes, at least 512",
         "allocator.md#rounding-and-pools",
         4,
-        pools::rounds_requests_to_512,
     ),
-    Check::new(
-        "picks_the_pool_by_rounded_size",
+    check!(
+        pools::picks_the_pool_by_rounded_size,
         "up to 1 MiB is the small pool, above is the large pool, and the pools never share blocks",
         "allocator.md#rounding-and-pools",
         4,
-        pools::picks_the_pool_by_rounded_size,
     ),
-    Check::new(
-        "sizes_new_segments",
+    check!(
+        pools::sizes_new_segments,
         "new segments are 2 MiB, 20 MiB, or the request rounded up to 2 MiB",
         "allocator.md#segments",
         5,
-        pools::sizes_new_segments,
     ),
-    Check::new(
-        "best_fit_takes_the_smallest_then_lowest_address",
+    check!(
+        fit::best_fit_takes_the_smallest_then_lowest_address,
         "the smallest free block that fits is chosen, the lower address among equals",
         "allocator.md#best-fit",
         8,
-        fit::best_fit_takes_the_smallest_then_lowest_address,
     ),
-    Check::new(
-        "splits_small_blocks_when_512_bytes_remain",
+    check!(
+        fit::splits_small_blocks_when_512_bytes_remain,
         "a small block is split when at least 512 bytes remain",
         "allocator.md#split-and-merge",
         5,
-        fit::splits_small_blocks_when_512_bytes_remain,
     ),
-    Check::new(
-        "splits_large_blocks_only_above_1_mib",
+    check!(
+        fit::splits_large_blocks_only_above_1_mib,
         "a large block is split only when more than 1 MiB remains, else it is handed out whole",
         "allocator.md#split-and-merge",
         5,
-        fit::splits_large_blocks_only_above_1_mib,
     ),
-    Check::new(
-        "merges_with_both_neighbours",
+    check!(
+        fit::merges_with_both_neighbours,
         "a freed block merges with the free blocks before and after it",
         "allocator.md#split-and-merge",
         8,
-        fit::merges_with_both_neighbours,
     ),
-    Check::new(
-        "keeps_free_blocks_per_stream",
+    check!(
+        streams::keeps_free_blocks_per_stream,
         "a block freed on one stream is not handed to another stream",
         "allocator.md#per-stream-pools",
         6,
-        streams::keeps_free_blocks_per_stream,
     ),
-    Check::new(
-        "record_stream_defers_reuse_until_the_stream_finishes",
+    check!(
+        streams::record_stream_defers_reuse_until_the_stream_finishes,
         "a freed block used by other streams is reused only after all of them finish",
         "allocator.md#record-stream",
         8,
-        streams::record_stream_defers_reuse,
     ),
-    Check::new(
-        "record_stream_on_the_own_stream_is_ignored",
+    check!(
+        streams::record_stream_on_the_own_stream_is_ignored,
         "recording a block's own stream changes nothing",
         "allocator.md#record-stream",
         3,
-        streams::record_stream_on_the_own_stream_is_ignored,
     ),
-    Check::new(
-        "empty_cache_waits_for_pending_frees",
+    check!(
+        streams::empty_cache_waits_for_pending_frees,
         "empty_cache waits for pending frees and returns exactly the wholly free segments",
         "allocator.md#empty-cache",
         5,
-        streams::empty_cache_waits_for_pending_frees,
     ),
-    Check::new(
-        "fragmentation_oom_explains_reserved_but_unallocated",
+    check!(
+        oom::fragmentation_oom_explains_reserved_but_unallocated,
         "the fragmentation OOM has the right figures and says reserved but unallocated",
         "allocator.md#fragmentation",
         6,
-        oom::fragmentation_oom_explains_itself,
     ),
-    Check::new(
-        "oom_releases_cached_segments_and_retries",
+    check!(
+        oom::oom_releases_cached_segments_and_retries,
         "when the driver says no, pending frees are waited for, cached segments returned, and malloc retries once",
         "allocator.md#out-of-memory",
         6,
-        oom::oom_releases_cached_segments_and_retries,
     ),
-    Check::new(
-        "statistics_follow_allocations",
+    check!(
+        oom::statistics_follow_allocations,
         "allocated, active, reserved, peaks, inactive splits and driver calls are counted",
         "allocator.md#statistics",
         5,
-        oom::statistics_follow_allocations,
     ),
-    Check::new(
-        "foreign_block_is_not_allocated",
+    check!(
+        oom::foreign_block_is_not_allocated,
         "freeing another allocator's block is NotAllocated and changes nothing",
         "allocator.md#free",
         3,
-        oom::foreign_block_is_not_allocated,
     ),
-    Check::new(
-        "layout_after_a_scripted_workload",
+    check!(
+        layout::layout_after_a_scripted_workload,
         "the snapshot after a scripted workload of three streams",
         "allocator.md#memory-snapshot",
         4,
-        layout::layout_after_a_scripted_workload,
     ),
-    Check::new(
-        "random_workload_keeps_invariants",
+    check!(
+        invariants::random_workload_keeps_invariants,
         "a seeded random workload keeps every invariant after every step",
         "allocator.md#invariants",
         7,
-        invariants::random_workload_keeps_invariants,
     ),
-    Check::new(
-        "gpu_reuse_waits_for_a_slow_reader",
+    check!(
+        gpu::gpu_reuse_waits_for_a_slow_reader,
         "on the GPU, a block another stream still reads is not reused, and the reader's sum is right",
         "allocator.md#record-stream-on-the-gpu",
         8,
-        gpu::gpu_reuse_waits_for_a_slow_reader,
     ),
 ];

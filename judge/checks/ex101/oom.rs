@@ -5,7 +5,7 @@ use super::support::{MIB, S0, S1, Sim, Size, at, bytes, ensure, ensure_at, free,
 use caching_allocator::{AllocError, SMALL_BUFFER, Stats};
 use judge_harness::{Ctx, Failure, ensure_eq};
 
-pub(super) fn fragmentation_oom_explains_itself(_: &Ctx) -> Result<(), Failure> {
+pub(super) fn fragmentation_oom_explains_reserved_but_unallocated(_: &Ctx) -> Result<(), Failure> {
     let mut a = sim(mb(40));
     let mut x = Vec::new();
     for _ in 0..4 {

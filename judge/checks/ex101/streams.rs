@@ -37,7 +37,7 @@ pub(super) fn keeps_free_blocks_per_stream(_: &Ctx) -> Result<(), Failure> {
     )
 }
 
-pub(super) fn record_stream_defers_reuse(_: &Ctx) -> Result<(), Failure> {
+pub(super) fn record_stream_defers_reuse_until_the_stream_finishes(_: &Ctx) -> Result<(), Failure> {
     let mut a = sim(mb(64));
     let x = malloc(&mut a, MIB, S0)?;
     a.record_stream(&x, S1);

@@ -24,7 +24,7 @@ pub(super) fn sim(capacity: usize) -> Sim {
 
 /// `n` bytes for people: `3000 B`, `3 KiB`, `20 MiB`, `1 MiB + 512 B`.
 pub(super) fn bytes(n: usize) -> String {
-    if n < 64 * KIB && n % KIB != 0 {
+    if n < 64 * KIB && !n.is_multiple_of(KIB) {
         return format!("{n} B");
     }
     let (mib, kib, b) = (n / MIB, n % MIB / KIB, n % KIB);

@@ -11,44 +11,41 @@
 mod outputs;
 mod steady;
 mod support;
+#[cfg(test)]
+mod tests;
 mod timing;
 
-use judge_harness::{Check, Ctx, Failure};
+use judge_harness::{Check, check};
 
 pub(crate) const CHECKS: &[Check] = &[
-    Check::new(
-        "outputs_match_the_reference",
+    check!(
+        outputs::outputs_match_the_reference,
         "every request's tokens equal the reference: up to and including EOS, or up to max_new_tokens",
         "sampling-overlap.md#processing-the-results",
         25,
-        outputs::outputs_match_the_reference,
     ),
-    Check::new(
-        "results_are_read_after_their_copy",
+    check!(
+        outputs::results_are_read_after_their_copy,
         "the CPU reads a pinned slot only after its copy is waited for, and no later copy overwrites it meanwhile",
         "sampling-overlap.md#two-pinned-slots",
         20,
-        outputs::results_are_read_after_their_copy,
     ),
-    Check::new(
-        "one_event_wait_per_step",
+    check!(
+        steady::one_event_wait_per_step,
         "in the steady state, the only call that blocks between two launches is one event wait",
         "sampling-overlap.md#where-the-sync-is",
         20,
-        steady::one_event_wait_per_step,
     ),
-    Check::new(
-        "submit_returns_before_the_gate",
+    check!(
+        timing::submit_returns_before_the_gate,
         "with a 40 ms spin queued ahead, submitting a step returns at once",
         "sampling-overlap.md#where-the-sync-is",
         15,
-        timing::submit_returns_before_the_gate,
     ),
-    Check::new(
-        "overlap_efficiency",
+    check!(
+        timing::overlap_efficiency,
         "a steady-state step takes about max(GPU, CPU): efficiency at least 0.9",
         "sampling-overlap.md#overlap-scheduling",
         20,
-        timing::overlap_efficiency,
     ),
 ];

@@ -8,7 +8,7 @@ use judge_harness::{Ctx, Failure};
 pub(super) fn one_event_wait_per_step(ctx: &Ctx) -> Result<(), Failure> {
     let (device, stream, decoder) = setup(ctx)?;
     overlap_sampler::generate(&stream, &decoder, &steady_batch(4, 10), CPU_STEP)?;
-    ctx.save_trace("timeline", &device);
+    ctx.save_timeline(&device);
     let trace = device.trace();
     let steps = Steps::of(&trace.entries);
     let steady = steps.steady();

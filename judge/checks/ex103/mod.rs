@@ -15,37 +15,35 @@ mod bucket;
 mod outputs;
 mod submit;
 mod support;
+#[cfg(test)]
+mod tests;
 mod trace;
 
-use judge_harness::{Check, Ctx, Failure};
+use judge_harness::{Check, check};
 
 pub(crate) const CHECKS: &[Check] = &[
-    Check::new(
-        "bucket_for_picks_the_smallest_that_fits",
+    check!(
+        bucket::bucket_for_picks_the_smallest_that_fits,
         "bucket_for(rows) is the smallest bucket of at least rows rows, None for 0 or more than 16",
         "cuda-graphs.md#one-graph-per-bucket",
         15,
-        bucket::bucket_for_picks_the_smallest_that_fits,
     ),
-    Check::new(
-        "outputs_equal_eager",
+    check!(
+        outputs::outputs_equal_eager,
         "over a long run of changing batch sizes, every output equals the eager model's",
         "cuda-graphs.md#static-inputs-and-outputs",
         35,
-        outputs::outputs_equal_eager,
     ),
-    Check::new(
-        "one_graph_launch_per_step",
+    check!(
+        trace::one_graph_launch_per_step,
         "after warm-up, each step is exactly one graph launch: no capture, no kernel of the model, nothing that blocks",
         "cuda-graphs.md#capture-and-replay",
         25,
-        trace::one_graph_launch_per_step,
     ),
-    Check::new(
-        "submit_at_least_5x_less_than_eager",
+    check!(
+        submit::submit_at_least_5x_less_than_eager,
         "the CPU submits a step at least 5 times faster than the eager stack, in the same run",
         "cuda-graphs.md#what-a-graph-saves",
         25,
-        submit::submit_at_least_5x_less_than_eager,
     ),
 ];

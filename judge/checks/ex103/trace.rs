@@ -33,7 +33,7 @@ pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
     }
     marks.push((device.trace_mark(), 0));
     stream.synchronize()?;
-    ctx.save_trace("timeline", &device);
+    ctx.save_timeline(&device);
     let trace = device.trace();
     let steps = &marks[WARM_STEPS..];
     for (i, pair) in steps.windows(2).enumerate() {

@@ -12,52 +12,48 @@ mod outputs;
 mod report;
 mod support;
 mod syncs;
+#[cfg(test)]
+mod tests;
 mod timing;
 mod workload;
 
-use judge_harness::{Check, Ctx, Failure};
+use judge_harness::{Check, check};
 
 pub(crate) const CHECKS: &[Check] = &[
-    Check::new(
-        "outputs_and_logs_match_the_reference",
+    check!(
+        outputs::outputs_and_logs_match_the_reference,
         "every request's output and every log line are the starter's, with no race",
         "hidden-syncs.md#why-a-sync-exists",
         20,
-        outputs::outputs_and_logs_match_the_reference,
     ),
-    Check::new(
-        "one_wait_per_log_window",
+    check!(
+        syncs::one_wait_per_log_window,
         "in the steady state, exactly one call that can block per log window, at its last step, and none elsewhere",
         "hidden-syncs.md#finding-hidden-syncs",
         25,
-        syncs::one_wait_per_log_window,
     ),
-    Check::new(
-        "launch_shapes_are_fixed",
+    check!(
+        syncs::launch_shapes_are_fixed,
         "every steady-state step launches its kernels with the same shapes",
         "hidden-syncs.md#data-dependent-shapes-and-control-flow",
         10,
-        syncs::launch_shapes_are_fixed,
     ),
-    Check::new(
-        "a_step_returns_before_the_gate",
+    check!(
+        timing::a_step_returns_before_the_gate,
         "a step queued behind a 50 ms spin on both streams returns in well under 25 ms",
         "hidden-syncs.md#finding-hidden-syncs",
         15,
-        timing::a_step_returns_before_the_gate,
     ),
-    Check::new(
-        "step_time_reaches_the_gpu_bound_limit",
+    check!(
+        timing::step_time_reaches_the_gpu_bound_limit,
         "a steady-state step takes at most 10% more than the decoder step alone, measured in the same run",
         "hidden-syncs.md#where-to-put-the-sync-points",
         15,
-        timing::step_time_reaches_the_gpu_bound_limit,
     ),
-    Check::new(
-        "reported_step_times_match_events",
+    check!(
+        timing::reported_step_times_match_events,
         "the median step time the server reports is within 10% of the judge's event timing",
         "hidden-syncs.md#timing-gpu-work",
         15,
-        timing::reported_step_times_match_events,
     ),
 ];

@@ -5,10 +5,8 @@
 //! debug mode acts on (`Device::set_sync_debug` warns about or refuses
 //! exactly these calls): one choke point decides both, so the report lists
 //! what sync debug mode would flag, with each call's file and line, without
-//! stopping the loop at the first one.
-//!
-//! This file uses only `gpu`, so the solution's snapshot test includes it
-//! too (`#[path]`).
+//! stopping the loop at the first one. The suite's tests snapshot the
+//! report of the reference solution (`snapshots/`), which the chapter shows.
 
 use gpu::{BlockReason, CallSite, OpKind, Trace};
 

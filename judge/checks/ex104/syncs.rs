@@ -3,25 +3,25 @@
 use super::report;
 use super::support::Bench;
 use super::workload::{BATCH, HIDDEN, LOG_EVERY, STEADY_FROM, STEPS, VOCAB};
-use gpu::{CallSite, OpKind, Trace};
+use gpu::{CallSite, Device, OpKind, Trace};
 use judge_harness::{Ctx, Failure};
 use std::collections::BTreeMap;
 
 /// Runs the workload with a trace mark before each step; returns the trace
-/// and the marks.
-fn traced_run(ctx: &Ctx, name: &str) -> Result<(Trace, Vec<u64>), Failure> {
+/// and the marks, after `save` has saved the device's trace.
+fn traced_run(ctx: &Ctx, save: impl FnOnce(&Device)) -> Result<(Trace, Vec<u64>), Failure> {
     let bench = Bench::open(ctx)?;
     let mut marks = Vec::new();
     bench.run(STEPS, |_| {
         marks.push(bench.device.trace_mark());
         Ok(())
     })?;
-    ctx.save_trace(name, &bench.device);
+    save(&bench.device);
     Ok((bench.device.trace(), marks))
 }
 
 pub(super) fn one_wait_per_log_window(ctx: &Ctx) -> Result<(), Failure> {
-    let (trace, marks) = traced_run(ctx, "timeline")?;
+    let (trace, marks) = traced_run(ctx, |device| ctx.save_timeline(device))?;
     let calls = report::blocking_calls(&trace, &marks, STEADY_FROM);
     let Some((what, call)) = report::problem(&calls, STEADY_FROM, STEPS, LOG_EVERY) else {
         return Ok(());
@@ -56,7 +56,7 @@ fn shape(name: &str, bytes: u64) -> String {
 }
 
 pub(super) fn launch_shapes_are_fixed(ctx: &Ctx) -> Result<(), Failure> {
-    let (trace, marks) = traced_run(ctx, "shapes")?;
+    let (trace, marks) = traced_run(ctx, |device| ctx.save_trace("shapes", device))?;
     // For each launch site, the first shape seen and the step it was seen at.
     let mut first: BTreeMap<(String, CallSite), (u64, usize)> = BTreeMap::new();
     for (step, window) in marks.windows(2).enumerate().skip(STEADY_FROM) {

@@ -6,9 +6,6 @@
 //! lowest eighth never: a loop that trims the batch to the last unfinished
 //! request changes its launch shape almost every step. The expected outputs
 //! and log lines are computed on the CPU from the decoder's reference step.
-//!
-//! This file uses only `gpu` and the exercise's public types, so the
-//! solution's snapshot test includes it too (`#[path]`).
 
 use gpu::{Decoder, DecoderConfig, Stream};
 use std::time::Duration;

@@ -12,15 +12,28 @@
 //! says what was expected, what happened, where in the learner's code, and
 //! which chapter section explains it. A panic (a `todo!()` in a starter, an
 //! `unwrap` on a GPU error) becomes its own outcome with its location.
+//! A suite lists its checks with [`check!`], which names each check after
+//! its function.
+//!
+//! A check may compare text with an insta snapshot the judge owns
+//! ([`snapshot!`]: a mismatch is the check's failure, and insta's diff goes
+//! to the output) and save its device's timeline for `judge run --timeline`
+//! ([`Ctx::save_timeline`]: the runner sends the judge an
+//! [`Event::Artifact`] with the files' paths).
 
+mod ctx;
+mod macros;
 pub mod protocol;
 mod runner;
 
-pub use protocol::{CheckInfo, Event, Outcome, Setup};
-pub use runner::main;
+pub use ctx::Ctx;
+pub use protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
+pub use runner::{main, run_check};
 
-use gpu::{Backend, CallSite, Device, DeviceOptions};
-use std::path::PathBuf;
+#[doc(hidden)]
+pub use insta;
+
+use gpu::CallSite;
 
 /// One check of a suite.
 #[derive(Clone, Copy, Debug)]
@@ -39,7 +52,8 @@ pub struct Check {
 
 impl Check {
     /// A check; a `const fn`, so that a suite lists its checks in a
-    /// `const CHECKS: &[Check]`.
+    /// `const CHECKS: &[Check]`. Suites write [`check!`], which names the
+    /// check after its function.
     pub const fn new(
         name: &'static str,
         title: &'static str,
@@ -54,54 +68,6 @@ impl Check {
             points,
             run,
         }
-    }
-}
-
-/// What a check may use: the backend to open devices on, and a folder for
-/// timelines and traces.
-#[derive(Debug)]
-pub struct Ctx {
-    backend: Backend,
-    artifacts: Option<PathBuf>,
-}
-
-impl Ctx {
-    /// A context for `backend` (what the runner builds from the judge's setup).
-    pub fn new(backend: Backend, artifacts: Option<PathBuf>) -> Self {
-        Self { backend, artifacts }
-    }
-
-    /// The backend the judge asked for.
-    pub fn backend(&self) -> Backend {
-        self.backend
-    }
-
-    /// Opens a device on the judge's backend, quietly. When the judge asked
-    /// for timelines (`judge run --timeline`), a real GPU also times every
-    /// operation with events, so that the timeline has GPU lanes; that costs
-    /// a few microseconds of CPU per call, which no check's margin feels.
-    pub fn device(&self) -> Result<Device, Failure> {
-        Device::with_options(DeviceOptions {
-            backend: self.backend,
-            quiet: true,
-            gpu_timing: self.artifacts.is_some(),
-            ..DeviceOptions::default()
-        })
-        .map_err(|e| Failure::new("a device to open", e.to_string()))
-    }
-
-    /// Writes `device`'s trace as `NAME.json` (Chrome trace) and `NAME.svg`
-    /// (timeline) into the artifacts folder, if the judge asked for one.
-    pub fn save_trace(&self, name: &str, device: &Device) {
-        let Some(dir) = &self.artifacts else { return };
-        let trace = device.trace();
-        let _ = std::fs::create_dir_all(dir);
-        let _ = std::fs::write(dir.join(format!("{name}.json")), trace.to_chrome_json());
-        let options = gpu::SvgOptions {
-            title: Some(name.to_string()),
-            ..Default::default()
-        };
-        let _ = std::fs::write(dir.join(format!("{name}.svg")), trace.to_svg(&options));
     }
 }
 

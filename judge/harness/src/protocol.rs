@@ -26,6 +26,22 @@ pub struct Setup {
     pub only: Option<Vec<String>>,
     /// Where checks may write timelines and traces.
     pub artifacts: Option<PathBuf>,
+    /// The suite's snapshot folder, which snapshot assertions compare
+    /// against (they never write it: see the judge's environment).
+    pub snapshots: Option<PathBuf>,
+}
+
+/// A file a check saved for the learner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Artifact {
+    /// The timeline of a check's device (`Ctx::save_timeline`).
+    Timeline {
+        /// The drawing.
+        svg: PathBuf,
+        /// The Chrome trace (`chrome://tracing`, Perfetto).
+        json: PathBuf,
+    },
 }
 
 /// A check as the judge lists it.
@@ -108,6 +124,15 @@ pub enum Event {
         /// Which check.
         check: String,
     },
+    /// A check saved a file (sent before its [`Event::End`]).
+    Artifact {
+        /// The event's signature.
+        tag: String,
+        /// Which check.
+        check: String,
+        /// What it saved.
+        artifact: Artifact,
+    },
     /// A check ended.
     End {
         /// The event's signature.
@@ -131,6 +156,7 @@ impl Event {
         match self {
             Self::Suite { tag, .. }
             | Self::Start { tag, .. }
+            | Self::Artifact { tag, .. }
             | Self::End { tag, .. }
             | Self::Done { tag } => tag,
         }

@@ -49,7 +49,9 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
         .append(true)
         .open(&setup.results)?;
     let backend = setup.backend;
-    let ctx = Ctx::new(backend, setup.artifacts.clone());
+    let ctx = Ctx::new(backend)
+        .with_artifacts(setup.artifacts.clone())
+        .with_snapshots(setup.snapshots.clone());
     let nonce = setup.nonce.clone();
     let checks = suite.iter().map(info).collect();
     let backend_name = resolved_backend(backend);
@@ -73,8 +75,19 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
             },
         )?;
         let started = Instant::now();
-        let outcome = run_one(check, &ctx);
+        let (outcome, artifacts) = run_check(check, &ctx);
         let seconds = started.elapsed().as_secs_f64();
+        for artifact in artifacts {
+            emit(
+                &mut out,
+                &nonce,
+                &Event::Artifact {
+                    tag: String::new(),
+                    check: check.name.into(),
+                    artifact,
+                },
+            )?;
+        }
         emit(
             &mut out,
             &nonce,
@@ -115,9 +128,19 @@ fn info(check: &Check) -> CheckInfo {
     }
 }
 
-fn run_one(check: &Check, ctx: &Ctx) -> Outcome {
+/// Runs one check as the harness does: a failure is its outcome, a panic
+/// too (with its location, once [`main`] has installed its panic hook);
+/// returns the outcome and the artifacts the check saved. A suite's own
+/// tests call it to run a check outside a harness.
+pub fn run_check(check: &Check, ctx: &Ctx) -> (Outcome, Vec<crate::Artifact>) {
     PANIC_AT.with(|p| p.borrow_mut().take());
-    match panic::catch_unwind(AssertUnwindSafe(|| (check.run)(ctx))) {
+    ctx.begin(check.name);
+    let outcome = outcome(panic::catch_unwind(AssertUnwindSafe(|| (check.run)(ctx))));
+    (outcome, ctx.take_artifacts())
+}
+
+fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
+    match result {
         Ok(Ok(())) => Outcome::Passed,
         Ok(Err(Failure {
             expected,

@@ -32,6 +32,7 @@ pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
         prebuilt: None,
         progress: std::io::stderr().is_terminal(),
         artifacts: None,
+        seal_snapshots: true,
     };
     let mut stdout = anstream::stdout();
     let mut shown = 0;

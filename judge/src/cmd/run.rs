@@ -6,6 +6,7 @@ use crate::exit;
 use crate::judging::{Options, judge_learner};
 use crate::report::render;
 use anyhow::Result;
+use judge_harness::Artifact;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -22,11 +23,13 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         // Only a timeline or a trace asked for is drawn: on a real GPU that
         // times every operation with events (see `Ctx::device`).
         artifacts: (args.timeline.is_some() || args.trace.is_some()).then(|| artifacts.clone()),
+        seal_snapshots: false,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;
     render(&report, &mut anstream::stdout())?;
-    copy_artifact(&artifacts, "timeline.svg", args.timeline.as_deref())?;
-    copy_artifact(&artifacts, "timeline.json", args.trace.as_deref())?;
+    let timeline = first_timeline(&report.artifacts, &artifacts);
+    copy_artifact(timeline.map(|(svg, _)| svg), args.timeline.as_deref())?;
+    copy_artifact(timeline.map(|(_, json)| json), args.trace.as_deref())?;
     Ok(if report.passed() {
         exit::OK
     } else {
@@ -34,18 +37,28 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
     })
 }
 
-/// Copies an artifact the checks wrote to where the learner asked.
-fn copy_artifact(dir: &Path, name: &str, to: Option<&Path>) -> Result<()> {
+/// The drawing and the trace of the first timeline a check saved
+/// (`Ctx::save_timeline`), if it lies in the run's artifacts folder `dir`.
+fn first_timeline<'a>(saved: &'a [Artifact], dir: &Path) -> Option<(&'a Path, &'a Path)> {
+    saved.iter().find_map(|artifact| match artifact {
+        Artifact::Timeline { svg, json } if svg.starts_with(dir) && json.starts_with(dir) => {
+            Some((svg.as_path(), json.as_path()))
+        }
+        Artifact::Timeline { .. } => None,
+    })
+}
+
+/// Copies a file the checks saved (`from`) to where the learner asked.
+fn copy_artifact(from: Option<&Path>, to: Option<&Path>) -> Result<()> {
     let Some(to) = to else { return Ok(()) };
-    let from = dir.join(name);
-    if !from.is_file() {
+    let Some(from) = from.filter(|f| f.is_file()) else {
         eprintln!(
             "note: the checks of this exercise drew no timeline, so `{}` was not written",
             to.display()
         );
         return Ok(());
-    }
-    fs_err::copy(&from, to)?;
+    };
+    fs_err::copy(from, to)?;
     eprintln!("wrote `{}`", to.display());
     Ok(())
 }

@@ -30,6 +30,7 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
         prebuilt: args.options.prebuilt.clone(),
         progress: false,
         artifacts: None,
+        seal_snapshots: false,
     };
     let wanted = |e: &&Exercise| chosen.is_empty() || chosen.contains(&e.id);
     if layout.iter().all(|f| f.ok) {

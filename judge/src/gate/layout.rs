@@ -61,20 +61,8 @@ fn check_exercise(course: &Course, exercise: &Exercise) -> Vec<String> {
         ));
     }
     let checks = course.checks_file(exercise);
-    // With a suite folder, the single file it shadows: `exID/mod.rs` -> `exID.rs`.
-    let shadowed = checks
-        .ends_with("mod.rs")
-        .then(|| checks.parent().map(|dir| dir.with_extension("rs")))
-        .flatten();
     if !checks.is_file() {
         problems.push(format!("{}: {}", exercise.id, missing_suite(&checks)));
-    } else if let Some(single) = shadowed.filter(|f| f.exists()) {
-        problems.push(format!(
-            "{}: both the check suite folder `{}` and the file `{}` exist; the folder is used, so remove the file",
-            exercise.id,
-            checks.display(),
-            single.display()
-        ));
     }
     let (a, b) = (sources(&ex.join("src")), sources(&sol.join("src")));
     if ex.is_dir() && sol.is_dir() && a != b {

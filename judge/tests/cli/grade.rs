@@ -136,7 +136,7 @@ fn results_are_on_disk_after_each_exercise_while_grading_goes_on() {
 #[test]
 fn a_run_stopped_by_a_judge_failure_keeps_what_it_finished() {
     let course = Course::fixture_with(&[901, 902]);
-    std::fs::remove_file(course.root.join("judge/checks/ex902.rs")).unwrap();
+    std::fs::remove_dir_all(course.root.join("judge/checks/ex902")).unwrap();
     let crates = ["901-passes", "902-wrong-answer"].map(|c| (c, c));
     let ada = course.submit("ada", &crates);
     let results = course.root.join("ada.xml");
@@ -256,10 +256,10 @@ fn a_students_own_tests_checks_and_build_script_take_no_part() {
             "fn main() { panic!(\"the student's build script ran\") }\n",
         ),
         (
-            "exercises/902-wrong-answer/judge/checks/ex902.rs",
+            "exercises/902-wrong-answer/judge/checks/ex902/mod.rs",
             FAKE_SUITE,
         ),
-        ("judge/checks/ex902.rs", FAKE_SUITE),
+        ("judge/checks/ex902/mod.rs", FAKE_SUITE),
         ("exercises/info.toml", "format = 1\n"),
     ];
     for (file, text) in planted {

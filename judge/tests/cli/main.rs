@@ -16,4 +16,5 @@ mod grade;
 mod list;
 mod reset;
 mod run;
+mod snapshot;
 mod verify;

@@ -162,13 +162,42 @@ fn the_timeline_of_a_run_is_written() {
         json.to_str().unwrap(),
     ]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    // The check saves its timeline with `ctx.save_timeline`, under a file
+    // name of its own: the judge copies the files the harness names.
+    let drawing = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawing.contains("<svg"), "{drawing}");
+    assert!(
+        drawing.contains("adds_on_the_gpu_clock"),
+        "titled after its check"
+    );
     let trace: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(
         trace["traceEvents"]
             .as_array()
             .is_some_and(|e| !e.is_empty())
+    );
+}
+
+#[test]
+fn a_trace_named_timeline_is_not_the_timeline() {
+    // Exercise 906's device check saves a trace named "timeline" with
+    // `ctx.save_trace` and no timeline: a name is no timeline.
+    let course = Course::fixture();
+    let svg = course.root.join("mine.svg");
+    let out = course.judge(&[
+        "run",
+        "906",
+        "--solution",
+        "--timeline",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!svg.exists(), "{out:?}");
+    assert!(
+        out.stderr.contains("drew no timeline, so `"),
+        "{}",
+        out.stderr
     );
 }
 

@@ -120,7 +120,8 @@ fn shared_target() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies the folder `from` to `to`, recursively.
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

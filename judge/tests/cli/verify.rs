@@ -101,31 +101,20 @@ fn a_solved_starter_and_an_unlisted_folder_are_reported() {
 }
 
 #[test]
-fn a_suite_both_file_and_folder_is_reported() {
+fn a_missing_suite_names_its_mod_rs() {
     let course = proper_course("got:      -1");
     let checks = course.root.join("judge/checks");
-    fs::create_dir_all(checks.join("ex904")).unwrap();
-    fs::copy(checks.join("ex904.rs"), checks.join("ex904/mod.rs")).unwrap();
+    fs::remove_dir_all(checks.join("ex904")).unwrap();
+    fs::write(
+        checks.join("ex904.rs"),
+        "// a suite as one file, which is no suite\n",
+    )
+    .unwrap();
     let out = course.judge(&["verify"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(
         course.redact(&out.stdout).contains(
-            "✗ 904: both the check suite folder `[COURSE]/judge/checks/ex904/mod.rs` and the file `[COURSE]/judge/checks/ex904.rs` exist"
-        ),
-        "{}",
-        out.stdout
-    );
-}
-
-#[test]
-fn a_missing_suite_names_the_file_and_the_folder() {
-    let course = proper_course("got:      -1");
-    fs::remove_file(course.root.join("judge/checks/ex904.rs")).unwrap();
-    let out = course.judge(&["verify"]);
-    assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(
-        course.redact(&out.stdout).contains(
-            "✗ 904: the check suite `[COURSE]/judge/checks/ex904.rs` is missing, and so is the folder suite `[COURSE]/judge/checks/ex904/mod.rs`"
+            "✗ 904: the check suite `[COURSE]/judge/checks/ex904/mod.rs` is missing; a suite is a folder whose `mod.rs` holds its `CHECKS`"
         ),
         "{}",
         out.stdout

@@ -4,10 +4,9 @@
 //! `one_graph_launch_per_step` check asserts the same shape against a
 //! learner's crate. On the virtual GPU the snapshot has exact times; the
 //! redacted one (no times) must also hold on CUDA, where times differ from
-//! run to run: `cargo test -p sol103-graph-static-buffers -- --ignored` on a
-//! GPU machine.
+//! run to run: `cargo test -p judge-checks -- --ignored` on a GPU machine.
 
-use gpu::{Backend, Device, DeviceOptions, TraceEntry};
+use gpu::{Backend, TraceEntry};
 use graph_buffers::{MAX_ROWS, Model, Runner, WIDTH};
 
 /// One line per call: what it was, its stream, bytes and where it was made;
@@ -42,12 +41,7 @@ fn render(entries: &[TraceEntry], redact: bool) -> String {
 
 /// The calls of one replayed step of 3 rows (bucket 4), after warm steps.
 fn one_step(backend: Backend) -> Vec<TraceEntry> {
-    let device = Device::with_options(DeviceOptions {
-        backend,
-        quiet: true,
-        ..DeviceOptions::default()
-    })
-    .unwrap();
+    let device = crate::tests::device(backend);
     let stream = device.new_stream().unwrap();
     let model = Model::new();
     let mut runner = Runner::new(&stream, &model).unwrap();
@@ -81,6 +75,7 @@ fn one_step(backend: Backend) -> Vec<TraceEntry> {
 #[test]
 fn one_steady_state_step_on_the_virtual_gpu() {
     let step = one_step(Backend::Virtual);
+    let _snapshots = crate::tests::snapshots(103).bind_to_scope();
     insta::assert_snapshot!("one_step", render(&step, false));
     insta::assert_snapshot!("one_step_redacted", render(&step, true));
 }
@@ -89,5 +84,6 @@ fn one_steady_state_step_on_the_virtual_gpu() {
 #[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
 fn one_steady_state_step_on_cuda() {
     let step = one_step(Backend::Cuda);
+    let _snapshots = crate::tests::snapshots(103).bind_to_scope();
     insta::assert_snapshot!("one_step_redacted", render(&step, true));
 }

@@ -1,30 +1,19 @@
 //! The sync report of the reference solution, as an insta snapshot: the
 //! text the judge's `one_wait_per_log_window` check builds from the trace,
-//! reviewable as it reads (`cargo insta review`). The report and the
-//! workload are the judge's own files, included by path, so this snapshot
-//! shows exactly what the check sees. Two more snapshots list every call of
-//! one step inside a window and of the step that ends it: the shape of a
-//! steady-state step, with the one wait at the end of the window.
+//! reviewable as it reads (`cargo insta review`), and shown in the chapter.
+//! The report and the workload are the suite's own modules, so this
+//! snapshot shows exactly what the check sees. Two more snapshots list every
+//! call of one step inside a window and of the step that ends it: the shape
+//! of a steady-state step, with the one wait at the end of the window.
 
-#[allow(dead_code)]
-#[path = "../../../judge/checks/ex104/report.rs"]
-mod report;
-#[allow(dead_code)]
-#[path = "../../../judge/checks/ex104/workload.rs"]
-mod workload;
-
-use gpu::{Backend, Device, DeviceOptions, Trace};
+use super::report;
+use super::workload::{self, LOG_EVERY, STEADY_FROM, STEPS};
+use gpu::{Backend, Trace};
 use sync_elimination::Server;
-use workload::{LOG_EVERY, STEADY_FROM, STEPS};
 
 #[test]
 fn the_steady_state_waits_once_per_log_window() {
-    let device = Device::with_options(DeviceOptions {
-        backend: Backend::Virtual,
-        quiet: true,
-        ..DeviceOptions::default()
-    })
-    .unwrap();
+    let device = crate::tests::device(Backend::Virtual);
     let (compute, copy) = (device.new_stream().unwrap(), device.new_stream().unwrap());
     let decoder = workload::decoder(&compute).unwrap();
     let work = workload::workload(&decoder);
@@ -41,7 +30,11 @@ fn the_steady_state_waits_once_per_log_window() {
     let trace = device.trace();
     let calls = report::blocking_calls(&trace, &marks, STEADY_FROM);
     assert_eq!(report::problem(&calls, STEADY_FROM, STEPS, LOG_EVERY), None);
-    insta::assert_snapshot!(report::render(&calls, STEADY_FROM, STEPS, LOG_EVERY));
+    let _snapshots = crate::tests::snapshots(104).bind_to_scope();
+    insta::assert_snapshot!(
+        "the_steady_state_waits_once_per_log_window",
+        report::render(&calls, STEADY_FROM, STEPS, LOG_EVERY)
+    );
     // One step inside a window and the step that ends it: every call, in order.
     let inside = STEADY_FROM + 1;
     let boundary = STEADY_FROM + LOG_EVERY - 1;

@@ -5,18 +5,13 @@
 //! runs on whichever backend is here (CUDA on a GPU machine) with the times
 //! redacted, so it holds on both.
 
-use gpu::{Backend, Decoder, DecoderConfig, Device, DeviceOptions, OpKind, TraceEntry};
+use gpu::{Backend, Decoder, DecoderConfig, OpKind, TraceEntry};
 use overlap_sampler::{Batch, Request, generate};
 use std::time::Duration;
 
 /// The entries of the fifth step: from its `decode_step` launch up to the next.
 fn steady_step(backend: Backend) -> Vec<TraceEntry> {
-    let device = Device::with_options(DeviceOptions {
-        backend,
-        quiet: true,
-        ..DeviceOptions::default()
-    })
-    .unwrap();
+    let device = crate::tests::device(backend);
     let stream = device.new_stream().unwrap();
     let config = DecoderConfig {
         vocab: 512,
@@ -79,6 +74,7 @@ fn render(entries: &[TraceEntry], times: bool) -> String {
 
 #[test]
 fn one_steady_state_step_on_the_virtual_gpu() {
+    let _snapshots = crate::tests::snapshots(102).bind_to_scope();
     insta::assert_snapshot!(
         "steady_step_virtual",
         render(&steady_step(Backend::Virtual), true)
@@ -87,6 +83,7 @@ fn one_steady_state_step_on_the_virtual_gpu() {
 
 #[test]
 fn one_steady_state_step_on_any_backend() {
+    let _snapshots = crate::tests::snapshots(102).bind_to_scope();
     insta::assert_snapshot!(
         "steady_step_ops",
         render(&steady_step(Backend::Auto), false)

@@ -1,0 +1,35 @@
+//! The judge's check suites, one module per exercise.
+//!
+//! A suite is a folder, `exID/`, whose `mod.rs` holds the table of checks,
+//! `CHECKS`, in the order they run, and declares the submodules the checks
+//! live in. The judge never links this crate: it generates a harness per run
+//! whose `main.rs` includes `exID/mod.rs` by path (`#[path = "…"] mod
+//! suite;`) and depends on the learner's crate under the name the suite
+//! imports. This crate compiles the same files against the reference
+//! solutions, so that clippy, rustdoc and the suites' own tests (the
+//! snapshots of `exID/snapshots/`, reviewed with `cargo insta review`)
+//! cover them.
+//!
+//! A new exercise's suite is a folder here, a `pub mod` line below and an
+//! arm of [`suite`].
+
+pub mod ex101;
+pub mod ex102;
+pub mod ex103;
+pub mod ex104;
+
+#[cfg(test)]
+mod tests;
+
+use judge_harness::Check;
+
+/// The checks of exercise `id`, if it has a suite here.
+pub fn suite(id: u32) -> Option<&'static [Check]> {
+    match id {
+        101 => Some(ex101::CHECKS),
+        102 => Some(ex102::CHECKS),
+        103 => Some(ex103::CHECKS),
+        104 => Some(ex104::CHECKS),
+        _ => None,
+    }
+}

@@ -1,0 +1,159 @@
+//! What the suites' own tests share, and the tests about every suite: each
+//! folder is a module of this crate, and each timeline the book shows is
+//! one a check saves.
+//!
+//! A suite's tests run against the reference solution, on the virtual GPU:
+//! [`passes`] runs a check as a harness does ([`judge_harness::run_check`]),
+//! with the suite's snapshot folder; [`snapshots`] gives the insta settings
+//! of a test that asserts a snapshot itself. Either way a snapshot is
+//! `exID/snapshots/NAME.snap`, the file a harness compares against.
+
+use judge_harness::{Artifact, Ctx, Outcome, run_check};
+use std::path::{Path, PathBuf};
+
+/// This crate's folder: the suites are `exID/` in it.
+fn here() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The snapshot folder of suite `id`.
+pub(crate) fn snapshot_dir(id: u32) -> PathBuf {
+    here().join(format!("ex{id}/snapshots"))
+}
+
+/// The insta settings of a test of suite `id` that asserts a snapshot
+/// itself: the suite's folder, no module prefix (as in a harness).
+pub(crate) fn snapshots(id: u32) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(snapshot_dir(id));
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
+/// A device on `backend`, quiet: what a suite's own test runs the solution on.
+pub(crate) fn device(backend: gpu::Backend) -> gpu::Device {
+    let options = gpu::DeviceOptions {
+        backend,
+        quiet: true,
+        ..gpu::DeviceOptions::default()
+    };
+    gpu::Device::with_options(options).expect("a device opens")
+}
+
+/// Runs check `name` of suite `id` against the solution on the virtual GPU,
+/// as a harness does; timelines and traces go to `artifacts`, if given.
+pub(crate) fn run(id: u32, name: &str, artifacts: Option<PathBuf>) -> (Outcome, Vec<Artifact>) {
+    let suite = crate::suite(id).unwrap_or_else(|| panic!("no suite `ex{id}`"));
+    let check = suite
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("suite `ex{id}` has no check `{name}`"));
+    let ctx = Ctx::new(gpu::Backend::Virtual)
+        .with_artifacts(artifacts)
+        .with_snapshots(Some(snapshot_dir(id)));
+    run_check(check, &ctx)
+}
+
+/// Fails the test unless check `name` of suite `id` passes on the solution.
+#[track_caller]
+pub(crate) fn passes(id: u32, name: &str) {
+    let (outcome, _) = run(id, name, None);
+    assert!(outcome.passed(), "`ex{id}::{name}`: {outcome:#?}");
+}
+
+/// The ids of the suite folders `exID/` beside this file.
+fn suite_folders() -> Vec<u32> {
+    let mut ids: Vec<u32> = std::fs::read_dir(here())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("mod.rs").is_file())
+        .filter_map(|e| e.file_name().to_str()?.strip_prefix("ex")?.parse().ok())
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[test]
+fn every_suite_folder_is_a_module_of_this_crate() {
+    let folders = suite_folders();
+    assert!(folders.len() >= 4, "the suite folders were not found");
+    for id in folders {
+        assert!(
+            crate::suite(id).is_some(),
+            "`judge/checks/ex{id}/` is not a module of the checks crate: add `pub mod ex{id};` and its arm of `suite` to `judge/checks/lib.rs`"
+        );
+    }
+}
+
+#[test]
+fn check_names_are_unique_in_each_suite() {
+    for id in suite_folders() {
+        let mut names: Vec<&str> = crate::suite(id).unwrap().iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before, "`ex{id}` names a check twice");
+    }
+}
+
+/// The exercises whose `judge run ID --timeline` a chapter shows.
+fn timelines_the_book_shows() -> Vec<u32> {
+    let chapters = here().join("../../chapters");
+    let mut ids: Vec<u32> = walkdir::WalkDir::new(&chapters)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .flat_map(|text| timeline_commands(&text))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The ids of the `judge run ID --timeline …` commands in `text`.
+fn timeline_commands(text: &str) -> Vec<u32> {
+    text.split("judge run ")
+        .skip(1)
+        .filter_map(|rest| {
+            let (id, after) = rest.split_once(' ')?;
+            let timeline = after.starts_with("--timeline");
+            if timeline { id.parse().ok() } else { None }
+        })
+        .collect()
+}
+
+#[test]
+fn the_books_timeline_commands_are_found() {
+    let text = "$ judge run 102 --timeline mine.svg\n`judge run 104 --timeline FILE.svg`\njudge run 103 --solution\n";
+    assert_eq!(timeline_commands(text), [102, 104]);
+}
+
+/// Whether a check of suite `id`, run in order on the solution, saves a
+/// timeline (the run stops at the first that does).
+fn saves_a_timeline(id: u32) -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    crate::suite(id).unwrap().iter().any(|check| {
+        let (_, artifacts) = run(id, check.name, Some(dir.path().to_path_buf()));
+        artifacts.iter().any(|a| match a {
+            Artifact::Timeline { svg, json } => svg.is_file() && json.is_file(),
+        })
+    })
+}
+
+#[test]
+fn every_timeline_the_book_shows_is_saved_by_a_check() {
+    let shown = timelines_the_book_shows();
+    assert!(
+        shown.len() >= 3,
+        "the book's `--timeline` commands were not found: {shown:?}"
+    );
+    let missing: Vec<u32> = shown
+        .into_iter()
+        .filter(|&id| !saves_a_timeline(id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the book shows `judge run ID --timeline` for {missing:?}, but no check of theirs calls `ctx.save_timeline(&device)`"
+    );
+}

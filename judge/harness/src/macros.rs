@@ -1,0 +1,65 @@
+//! The macros a suite writes: [`check!`](crate::check!) for its table of
+//! checks and [`snapshot!`](crate::snapshot!) for a snapshot assertion.
+
+/// A [`Check`](crate::Check) named after its function: the last segment of
+/// the path, so that the name the judge prints, the variants' `fails:` lines
+/// and the function cannot drift apart.
+///
+/// ```
+/// # mod pools {
+/// #     pub fn rounds_requests_to_512(_: &judge_harness::Ctx) -> Result<(), judge_harness::Failure> { Ok(()) }
+/// # }
+/// const CHECKS: &[judge_harness::Check] = &[judge_harness::check!(
+///     pools::rounds_requests_to_512,
+///     "every request rounds up to a multiple of 512 bytes, at least 512",
+///     "allocator.md#rounding-and-pools",
+///     4,
+/// )];
+/// assert_eq!(CHECKS[0].name, "rounds_requests_to_512");
+/// ```
+#[macro_export]
+macro_rules! check {
+    ($($path:ident)::+, $title:expr, $section:expr, $points:expr $(,)?) => {
+        $crate::Check::new(
+            $crate::__last_segment!($($path)::+),
+            $title,
+            $section,
+            $points,
+            $($path)::+,
+        )
+    };
+}
+
+/// The last segment of a path, as a string literal ([`check!`](crate::check!)
+/// uses it).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __last_segment {
+    ($last:ident) => {
+        stringify!($last)
+    };
+    ($first:ident :: $($rest:ident)::+) => {
+        $crate::__last_segment!($($rest)::+)
+    };
+}
+
+/// Asserts that `value` (text) is the suite's snapshot `name`
+/// (`SNAPSHOTS/NAME.snap`, an insta snapshot the judge owns); evaluates to
+/// `Result<(), Failure>`, whose failure says it expected `expected` and
+/// points at insta's diff. See [`Ctx::snapshot`](crate::Ctx::snapshot).
+///
+/// ```no_run
+/// # fn check(ctx: &judge_harness::Ctx) -> Result<(), judge_harness::Failure> {
+/// let layout = "segment 0x0 2097152 bytes\n".to_string();
+/// judge_harness::snapshot!(ctx, "layout", layout, "the layout after the script")?;
+/// # Ok(())
+/// # }
+/// ```
+#[macro_export]
+macro_rules! snapshot {
+    ($ctx:expr, $name:expr, $value:expr, $expected:expr $(,)?) => {
+        $ctx.snapshot($name, $expected, || {
+            $crate::insta::assert_snapshot!($name, $value)
+        })
+    };
+}
