@@ -200,7 +200,9 @@ mod tests {
     #[test]
     fn a_setup_with_an_unknown_backend_is_refused_not_read_as_auto() {
         let line = |backend: &str| {
-            format!(r#"{{"nonce":"n","results":"/r","backend":"{backend}","only":null,"artifacts":null}}"#)
+            format!(
+                r#"{{"nonce":"n","results":"/r","backend":"{backend}","only":null,"artifacts":null}}"#
+            )
         };
         let setup: Setup = serde_json::from_str(&line("virtual")).unwrap();
         assert_eq!(setup.backend, gpu::Backend::Virtual);
