@@ -126,16 +126,8 @@ impl ExerciseReport {
 pub(crate) fn describe(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Passed => "passed".into(),
-        Outcome::Failed {
-            expected,
-            actual,
-            site,
-            detail,
-        } => {
-            let mut text = format!("expected: {expected}\ngot:      {actual}");
-            if let Some(site) = site {
-                text.push_str(&format!("\nat:       {site}"));
-            }
+        Outcome::Failed { detail, .. } => {
+            let mut text = failure_head(outcome).join("\n");
             if let Some(detail) = detail {
                 text.push_str(&format!("\n{detail}"));
             }
@@ -151,6 +143,23 @@ pub(crate) fn describe(outcome: &Outcome) -> String {
         Outcome::Crashed { how } => format!("the process died during this check: {how}"),
         Outcome::NotRun => "not run: the time limit had passed".into(),
     }
+}
+
+/// A failure's first lines: what was expected, what happened, and where
+/// (none for another outcome).
+fn failure_head(outcome: &Outcome) -> Vec<String> {
+    let Outcome::Failed {
+        expected,
+        actual,
+        site,
+        ..
+    } = outcome
+    else {
+        return Vec::new();
+    };
+    let mut lines = vec![format!("expected: {expected}"), format!("got:      {actual}")];
+    lines.extend(site.iter().map(|site| format!("at:       {site}")));
+    lines
 }
 
 const PASS: Style = AnsiColor::Green.on_default().bold();
@@ -206,16 +215,9 @@ fn render_check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         info.name, info.title
     )?;
     match &check.outcome {
-        Outcome::Failed {
-            expected,
-            actual,
-            site,
-            detail,
-        } => {
-            writeln!(out, "      expected: {expected}")?;
-            writeln!(out, "      got:      {actual}")?;
-            if let Some(site) = site {
-                writeln!(out, "      at:       {site}")?;
+        Outcome::Failed { detail, .. } => {
+            for line in failure_head(&check.outcome) {
+                writeln!(out, "      {line}")?;
             }
             for line in detail.iter().flat_map(|d| d.lines()) {
                 writeln!(out, "      {DIM}│{DIM:#} {line}")?;
