@@ -203,7 +203,10 @@ pub fn matmul(
         step_time: Duration::ZERO, // no padding: the kernel's own time
     };
     let decoder = Decoder::new(stream, config)?;
-    let (tokens, next) = (stream.alloc_zeros::<i32>(batch)?, stream.alloc_zeros(batch)?);
+    let (tokens, next) = (
+        stream.alloc_zeros::<i32>(batch)?,
+        stream.alloc_zeros(batch)?,
+    );
     let step = || stream.decode_step(&decoder, &tokens, &next);
     for _ in 0..warmup {
         step()?; // first-use costs land here, untimed
@@ -276,7 +279,10 @@ mod tests {
         let m = matmul(&device, &stream, (4, 32, 512), 1, 5).unwrap();
         assert_eq!(m.flops, 2.0 * 4.0 * 32.0 * 512.0);
         let s = m.per_step;
-        assert!(m.mean_ns > 0.0 && s.min <= s.median && s.median <= s.max, "{m:?}");
+        assert!(
+            m.mean_ns > 0.0 && s.min <= s.median && s.median <= s.max,
+            "{m:?}"
+        );
         // The virtual GPU's steps all cost the same, so mean and median agree.
         assert!((m.mean_ns - s.median).abs() <= 0.01 * s.median, "{m:?}");
     }

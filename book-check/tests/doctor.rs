@@ -86,9 +86,11 @@ fn body(file: &str) -> &str {
 
 /// Whether the report is the one of a machine with a CUDA driver.
 fn has_cuda(report: &str) -> bool {
-    report
-        .lines()
-        .any(|l| l.split_whitespace().collect::<Vec<_>>().starts_with(&["ok", "CUDA"]))
+    report.lines().any(|l| {
+        l.split_whitespace()
+            .collect::<Vec<_>>()
+            .starts_with(&["ok", "CUDA"])
+    })
 }
 
 #[test]
@@ -96,7 +98,9 @@ fn the_doctor_report_in_the_book_is_current() {
     let repo = repository();
     let fresh = shorten(&report(&repo), &repo);
     if has_cuda(&fresh) {
-        eprintln!("this machine has a CUDA driver; the book shows the report without one, so {FILE} is not checked here");
+        eprintln!(
+            "this machine has a CUDA driver; the book shows the report without one, so {FILE} is not checked here"
+        );
         return;
     }
     let path = repo.join(FILE);
@@ -128,8 +132,13 @@ fn redaction_keeps_what_the_book_is_about() {
     let b = "  ok       cargo         cargo 1.99.0 (0000000 2027-01-01) at /usr/bin/cargo\n  ok       course        1 exercises in <repo>\n";
     let (a, b) = (redact(a), redact(b));
     assert!(a.starts_with("  ok cargo <version and path>\n"), "{a}");
-    assert_ne!(a, b, "a change in the exercise count must not be redacted away");
+    assert_ne!(
+        a, b,
+        "a change in the exercise count must not be redacted away"
+    );
     assert_eq!(body("command: x\ndate: y\n\nreport\n"), "report\n");
     assert!(has_cuda("  ok       CUDA driver   libcuda.so 580"));
-    assert!(!has_cuda("  missing  CUDA driver   libcuda.so does not load"));
+    assert!(!has_cuda(
+        "  missing  CUDA driver   libcuda.so does not load"
+    ));
 }
