@@ -276,15 +276,16 @@ mod tests {
     #[test]
     fn a_matmul_is_timed_by_its_mean_and_its_median() {
         let (device, stream) = device();
-        let m = matmul(&device, &stream, (4, 32, 512), 1, 5).unwrap();
-        assert_eq!(m.flops, 2.0 * 4.0 * 32.0 * 512.0);
+        let m = matmul(&device, &stream, (16, 64, 1024), 1, 5).unwrap();
+        assert_eq!(m.flops, 2.0 * 16.0 * 64.0 * 1024.0);
         let s = m.per_step;
         assert!(
             m.mean_ns > 0.0 && s.min <= s.median && s.median <= s.max,
             "{m:?}"
         );
-        // The virtual GPU's steps all cost the same, so mean and median agree.
-        assert!((m.mean_ns - s.median).abs() <= 0.01 * s.median, "{m:?}");
+        // The virtual GPU's steps all cost the same, and each takes longer
+        // than its launch, so mean and median agree.
+        assert!((m.mean_ns - s.median).abs() <= 0.02 * s.median, "{m:?}");
     }
 
     #[test]
