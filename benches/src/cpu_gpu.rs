@@ -6,7 +6,7 @@
 //! the chapter includes the code from here.
 
 use crate::Summary;
-use gpu::{Device, Result, Stream};
+use gpu::{Decoder, DecoderConfig, Device, Event, Result, Stream};
 use std::time::Duration;
 
 fn ns(d: Duration) -> f64 {
@@ -174,6 +174,74 @@ pub fn first_launches(device: &Device, stream: &Stream) -> Result<Vec<f64>> {
     Ok(times)
 }
 
+/// A matmul timed the way the classic benchmark times it.
+#[derive(Clone, Copy, Debug)]
+pub struct Matmul {
+    /// Floating-point operations of one step: 2 · batch · hidden · vocab.
+    pub flops: f64,
+    /// One event pair around all the timed steps, divided by their count: the mean, ns.
+    pub mean_ns: f64,
+    /// One event pair per step: each step's own time, ns.
+    pub per_step: Summary,
+}
+
+// ANCHOR: matmul
+/// Times the decoder step, a `batch × hidden` by `hidden × vocab` matmul
+/// (then an argmax per row), after `warmup` untimed steps: once with one
+/// event pair around `reps` steps, once with a pair around each step.
+pub fn matmul(
+    device: &Device,
+    stream: &Stream,
+    (batch, hidden, vocab): (usize, usize, usize),
+    warmup: usize,
+    reps: usize,
+) -> Result<Matmul> {
+    let config = DecoderConfig {
+        vocab,
+        hidden,
+        seed: 1,
+        step_time: Duration::ZERO, // no padding: the kernel's own time
+    };
+    let decoder = Decoder::new(stream, config)?;
+    let (tokens, next) = (
+        stream.alloc_zeros::<i32>(batch)?,
+        stream.alloc_zeros(batch)?,
+    );
+    let step = || stream.decode_step(&decoder, &tokens, &next);
+    for _ in 0..warmup {
+        step()?; // first-use costs land here, untimed
+    }
+
+    // One pair around all repetitions: the total, so only a mean.
+    let (start, end) = (device.new_event()?, device.new_event()?);
+    start.record(stream)?;
+    for _ in 0..reps {
+        step()?;
+    }
+    end.record(stream)?;
+    let mean_ns = f64::from(start.elapsed_ms(&end)?) * 1e6 / reps as f64;
+
+    // One pair per repetition: every step's own time, so a median and a spread.
+    let pairs: Vec<(Event, Event)> = (0..reps)
+        .map(|_| Ok((device.new_event()?, device.new_event()?)))
+        .collect::<Result<_>>()?;
+    for (start, end) in &pairs {
+        start.record(stream)?;
+        step()?;
+        end.record(stream)?;
+    }
+    let times = pairs
+        .iter()
+        .map(|(start, end)| Ok(f64::from(start.elapsed_ms(end)?) * 1e6))
+        .collect::<Result<Vec<f64>>>()?;
+    Ok(Matmul {
+        flops: 2.0 * (batch * hidden * vocab) as f64,
+        mean_ns,
+        per_step: Summary::of(times),
+    })
+}
+// ANCHOR_END: matmul
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +271,21 @@ mod tests {
             let bound = p.cpu_ns.max(p.gpu_ns);
             assert!(p.wall_ns >= bound && p.wall_ns < 1.1 * bound, "{p:?}");
         }
+    }
+
+    #[test]
+    fn a_matmul_is_timed_by_its_mean_and_its_median() {
+        let (device, stream) = device();
+        let m = matmul(&device, &stream, (16, 64, 1024), 1, 5).unwrap();
+        assert_eq!(m.flops, 2.0 * 16.0 * 64.0 * 1024.0);
+        let s = m.per_step;
+        assert!(
+            m.mean_ns > 0.0 && s.min <= s.median && s.median <= s.max,
+            "{m:?}"
+        );
+        // The virtual GPU's steps all cost the same, and each takes longer
+        // than its launch, so mean and median agree.
+        assert!((m.mean_ns - s.median).abs() <= 0.02 * s.median, "{m:?}");
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! `ANCHOR: NAME` and `ANCHOR_END: NAME` (any comment syntax around them);
 //! other anchors' marker lines inside it are dropped. A directive after a
 //! backslash (`\{{#include}}`) is text, not a directive.
+//!
+//! Expanding also checks the Markdown that an include brings into the page
+//! (an exercise's statement, say) for pasted Rust, with [`pasted_rust`],
+//! before that Markdown's own includes are expanded.
 
 use std::path::Path;
 
@@ -171,6 +175,16 @@ fn expand_at(text: &str, dir: &Path, depth: usize, messages: &mut Vec<String>) -
         last = directive.span.end;
         match resolve(&directive, dir) {
             Ok((content, included)) => {
+                if included.extension().is_some_and(|e| e == "md") {
+                    // Included Markdown (an exercise's statement) becomes part
+                    // of the page: its Rust blocks must be includes too.
+                    let (path, _) = parse_args(&directive.args);
+                    messages.extend(
+                        pasted_rust(&content)
+                            .into_iter()
+                            .map(|m| format!("in the included `{path}`, {m}")),
+                    );
+                }
                 let nested_dir = included.parent().unwrap_or(dir);
                 if depth + 1 < MAX_DEPTH {
                     out.push_str(&expand_at(&content, nested_dir, depth + 1, messages));

@@ -10,7 +10,8 @@
 //! * an include whose file is missing, or whose anchor is not in the file
 //!   (or is opened and never closed) ([`mod@include`]);
 //! * a Rust code block that is pasted text rather than an include of a file
-//!   that cargo compiles ([`include::pasted_rust`]);
+//!   that cargo compiles ([`include::pasted_rust`]), in the page or in the
+//!   Markdown an include brings into it (an exercise's statement);
 //! * a relative link to a file that does not exist, or that lies outside the
 //!   source folder (mdBook does not copy it, so the site's link is dead), or
 //!   to a `#heading` the target page does not have ([`links`]);

@@ -78,6 +78,15 @@ fn pasted_rust_is_reported() {
 }
 
 #[test]
+fn pasted_rust_in_included_markdown_is_reported() {
+    assert_one(
+        "pasted-rust-in-include",
+        "chapter.md",
+        "in the included `../notes/README.md`, line 9: a `rust` code block holds pasted code (`let sketch = pasted();`)",
+    );
+}
+
+#[test]
 fn a_link_to_a_missing_file_is_reported() {
     assert_one(
         "missing-link-file",
