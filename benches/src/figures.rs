@@ -13,7 +13,7 @@
 
 mod allocator;
 mod graphs;
-mod hidden_syncs;
+pub mod hidden_syncs;
 mod overlap;
 pub mod streams;
 
