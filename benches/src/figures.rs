@@ -11,10 +11,11 @@
 //!
 //! writes them again into `chapters/figures/`.
 
-mod allocator;
-mod graphs;
+pub mod allocator;
+pub mod cpu_gpu;
+pub mod graphs;
 pub mod hidden_syncs;
-mod overlap;
+pub mod overlap;
 pub mod streams;
 
 use gpu::{Backend, Device, DeviceOptions};
@@ -46,6 +47,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("allocator-split-merge.svg", allocator::split_and_merge()),
         ("allocator-fragmentation.svg", allocator::fragmentation()),
         ("allocator-record-stream.svg", allocator::record_stream()),
+        ("cpu-gpu-launch-loop.svg", cpu_gpu::launch_loop()),
         ("streams-one-stream.svg", streams::serial()),
         ("streams-copy-overlap.svg", streams::overlapped()),
         ("hidden-syncs-every-step.svg", hidden_syncs::every_step()),

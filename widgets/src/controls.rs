@@ -262,3 +262,15 @@ pub(crate) fn flag(name: &'static str, label: &'static str, default: bool) -> Co
         kind: Kind::Flag { default },
     }
 }
+
+/// A text control of `rows` lines.
+pub(crate) fn text(name: &'static str, label: &'static str, default: &str, rows: u32) -> Control {
+    Control {
+        name,
+        label,
+        kind: Kind::Text {
+            default: default.to_string(),
+            rows,
+        },
+    }
+}

@@ -16,7 +16,7 @@
 //! | `streams` | Streams and events | `streams::schedule` |
 //! | `hidden-syncs` | Hidden sync points | `sync_loop::run_with` |
 //! | `overlap` | Sampling and overlap | `sampling::run` |
-//! | `allocator` | The caching allocator | `figures::allocator_script` |
+//! | `allocator` | The caching allocator | `figures::allocator::script::run` |
 //! | `graphs` | CUDA graphs | `graphs::kernel_step` |
 //!
 //! Compiled to `wasm32-unknown-unknown` (`widgets/build`), the crate exports
@@ -27,7 +27,12 @@
 //! Natively, the same two functions are what the book's browser test compares
 //! the page with.
 
+mod allocator;
 mod controls;
+mod cpu_gpu;
+mod graphs;
+mod hidden_syncs;
+mod overlap;
 mod streams;
 mod timeline;
 mod view;
@@ -50,11 +55,38 @@ struct Widget {
 }
 
 /// Every widget, in chapter order.
-const WIDGETS: &[Widget] = &[Widget {
-    name: "streams",
-    spec: streams::spec,
-    render: streams::render,
-}];
+const WIDGETS: &[Widget] = &[
+    Widget {
+        name: "cpu-gpu",
+        spec: cpu_gpu::spec,
+        render: cpu_gpu::render,
+    },
+    Widget {
+        name: "streams",
+        spec: streams::spec,
+        render: streams::render,
+    },
+    Widget {
+        name: "hidden-syncs",
+        spec: hidden_syncs::spec,
+        render: hidden_syncs::render,
+    },
+    Widget {
+        name: "overlap",
+        spec: overlap::spec,
+        render: overlap::render,
+    },
+    Widget {
+        name: "allocator",
+        spec: allocator::spec,
+        render: allocator::render,
+    },
+    Widget {
+        name: "graphs",
+        spec: graphs::spec,
+        render: graphs::render,
+    },
+];
 
 /// The names of every widget, in chapter order.
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -41,3 +41,51 @@ fn one_slot_on_two_streams_is_a_race() {
     let view = render("streams", &values).unwrap();
     assert!(view.report.contains("data race"), "{}", view.report);
 }
+
+/// A value of `control` other than its default.
+fn another(control: &Control) -> Value {
+    match &control.kind {
+        Kind::Range {
+            min, max, default, ..
+        } => Value::Int(if default == max { *min } else { *max }),
+        Kind::Choice { options, default } => {
+            let other = options
+                .iter()
+                .find(|o| o.value != *default)
+                .expect("two options");
+            Value::Text(other.value.to_string())
+        }
+        Kind::Flag { default } => Value::Flag(!default),
+        Kind::Text { .. } => Value::Text("a = malloc(2 MiB)\nfree(a)".into()),
+    }
+}
+
+#[test]
+fn every_control_changes_the_picture() {
+    for name in names() {
+        let spec = spec(name).unwrap();
+        let defaults = render(name, &spec.defaults()).unwrap();
+        for control in &spec.controls {
+            let values = spec.defaults().with(control.name, another(control));
+            let view = render(name, &values).unwrap();
+            assert_ne!(
+                view.svg, defaults.svg,
+                "`{name}`: control `{}` changes nothing",
+                control.name
+            );
+        }
+    }
+}
+
+#[test]
+fn a_script_error_names_its_line() {
+    let values = spec("allocator")
+        .unwrap()
+        .defaults()
+        .with("script", Value::Text("x = malloc(1 MiB)\nfree(y)".into()));
+    let error = render("allocator", &values).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "line 2: `free(y)`: no block `y` is allocated"
+    );
+}

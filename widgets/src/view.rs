@@ -88,6 +88,12 @@ impl From<gpu::GpuError> for Error {
     }
 }
 
+impl From<Box<dyn std::error::Error>> for Error {
+    fn from(e: Box<dyn std::error::Error>) -> Self {
+        Self(e.to_string())
+    }
+}
+
 /// `ns` as `38.2 ns`, `291 µs` or `4.95 ms`.
 pub(crate) fn time(ns: f64) -> String {
     workbook_benches::duration_text(ns)

@@ -16,9 +16,13 @@ fn the_committed_bundle_is_built_from_the_sources() {
     let stamp = std::fs::read_to_string(root.join("widgets/BUNDLE")).expect("widgets/BUNDLE");
     let mut checked = 0;
     let mut stale = Vec::new();
-    for line in stamp.lines().filter(|l| !l.starts_with('#') && !l.contains(": ")) {
+    for line in stamp
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.contains(": "))
+    {
         let (hash, path) = line.split_once("  ").expect("a `hash  path` line");
-        let now = std::fs::read(root.join(path)).map(|bytes| format!("{:x}", Sha256::digest(bytes)));
+        let now =
+            std::fs::read(root.join(path)).map(|bytes| format!("{:x}", Sha256::digest(bytes)));
         match now {
             Ok(now) if now == hash => checked += 1,
             Ok(_) => stale.push(format!("{path} changed")),

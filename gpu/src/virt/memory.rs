@@ -109,7 +109,8 @@ impl Memory {
 
     /// Writes device bytes.
     pub(super) fn write_device(&mut self, addr: u64, data: &[u8]) {
-        self.device_slice_mut(addr, data.len()).copy_from_slice(data);
+        self.device_slice_mut(addr, data.len())
+            .copy_from_slice(data);
     }
 
     /// Reads pinned bytes.
