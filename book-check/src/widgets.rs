@@ -38,6 +38,11 @@ pub const DRIVER: &str = r#"<script>
       page_svg: (block.querySelector('.gpu-widget-svg') || {}).innerHTML || '',
     };
   }
+  function figureHidden(block) {
+    return [block.previousElementSibling, block.querySelector('img')].some(function (el) {
+      return el && el.classList.contains('gpu-widget-static') && getComputedStyle(el).display === 'none';
+    });
+  }
   function set(block, name, value) {
     var input = block.querySelector('.gpu-widget-controls [name="' + name + '"]');
     if (!input) { throw new Error('widget ' + block.dataset.widget + ' has no control ' + name); }
@@ -72,6 +77,7 @@ pub const DRIVER: &str = r#"<script>
     }
     return {
       widget: name, figure: block.dataset.figure, figure_matches: before.svg === figure,
+      figure_hidden: figureHidden(block),
       page_svg_changed: before.page_svg !== after.page_svg, before: before, after: after, redraw_ms: times,
     };
   }
@@ -124,6 +130,8 @@ pub struct WidgetRun {
     pub figure: String,
     /// Whether the SVG it drew at its defaults is the figure's bytes.
     pub figure_matches: bool,
+    /// Whether the static figure it replaces is hidden (on screen).
+    pub figure_hidden: bool,
     /// Whether the SVG in the page changed with the control.
     pub page_svg_changed: bool,
     /// What it showed at its defaults.

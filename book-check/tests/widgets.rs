@@ -97,6 +97,11 @@ fn the_widgets_run_in_the_browser() {
         assert_eq!(drawn, names, "`{page}`: every block became a widget");
         for w in &run.widgets {
             assert!(
+                w.figure_hidden,
+                "`{}`: the static figure it replaces still shows",
+                w.widget
+            );
+            assert!(
                 w.figure_matches,
                 "`{}` at its defaults is not `{}`",
                 w.widget, w.figure

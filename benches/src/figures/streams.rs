@@ -26,7 +26,7 @@ const SERIAL: Schedule = Schedule {
 };
 
 /// Runs `plan` on a fresh virtual GPU and draws it: from just before the
-/// first chunk's copy, for [`WINDOW_NS`] or until the run ends.
+/// first chunk's copy, for 2.7 ms or until the run ends.
 pub fn live(plan: &Schedule) -> Result<Live<Run>> {
     let device = virtual_device()?;
     let run = schedule(&device, plan)?;
