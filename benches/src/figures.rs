@@ -11,11 +11,35 @@
 //!
 //! writes them again into `chapters/figures/`.
 
-mod allocator;
-mod graphs;
-mod hidden_syncs;
-mod overlap;
-mod streams;
+pub mod allocator;
+pub mod cpu_gpu;
+pub mod graphs;
+pub mod hidden_syncs;
+pub mod overlap;
+pub mod streams;
+
+use gpu::{Backend, Device, DeviceOptions};
+
+/// A figure drawn from one run on the virtual GPU, with what the run
+/// returned and its device (for its trace and race reports): what the
+/// chapters' live timelines show next to the picture.
+pub struct Live<T> {
+    /// The SVG, byte for byte what the static figure is for the same parameters.
+    pub svg: String,
+    /// What the scenario returned.
+    pub run: T,
+    /// The virtual GPU it ran on.
+    pub device: gpu::Device,
+}
+
+/// A fresh virtual GPU with the default (H200) calibration that prints nothing.
+fn virtual_device() -> gpu::Result<Device> {
+    Device::with_options(DeviceOptions {
+        backend: Backend::Virtual,
+        quiet: true,
+        ..DeviceOptions::default()
+    })
+}
 
 /// Every figure: its file name under `chapters/figures/` and its SVG text.
 pub fn all() -> Vec<(&'static str, String)> {
@@ -23,6 +47,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("allocator-split-merge.svg", allocator::split_and_merge()),
         ("allocator-fragmentation.svg", allocator::fragmentation()),
         ("allocator-record-stream.svg", allocator::record_stream()),
+        ("cpu-gpu-launch-loop.svg", cpu_gpu::launch_loop()),
         ("streams-one-stream.svg", streams::serial()),
         ("streams-copy-overlap.svg", streams::overlapped()),
         ("hidden-syncs-every-step.svg", hidden_syncs::every_step()),

@@ -122,15 +122,46 @@ fn timed(
     })
 }
 
+/// A step of `count` kernels of GPU time `length` each, launched one by one
+/// or captured once and replayed as one graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelStep {
+    /// Kernels in the step.
+    pub count: usize,
+    /// GPU time of each (a `spin`; zero is an empty kernel).
+    pub length: Duration,
+    /// Replayed from a graph, else launched eagerly.
+    pub replay: bool,
+}
+
 // ANCHOR: empty_kernels
+/// Submits `step` `reps` times (after one warm-up) from an idle stream; a
+/// replayed step is captured first, once.
+pub fn kernel_step(
+    device: &Device,
+    stream: &Stream,
+    step: &KernelStep,
+    reps: usize,
+) -> Result<Timing, Error> {
+    let kernels = |s: &Stream| (0..step.count).try_for_each(|_| s.spin(step.length));
+    if !step.replay {
+        return timed(device, stream, reps, |_| Ok(kernels(stream)?));
+    }
+    stream.begin_capture()?;
+    kernels(stream)?;
+    let graph = stream.end_capture()?;
+    timed(device, stream, reps, |_| Ok(graph.launch()?))
+}
+
 /// 200 empty kernels, eager and as one graph.
 fn empty_kernels(device: &Device, stream: &Stream, reps: usize) -> Result<(Timing, Timing), Error> {
-    let empty = |s: &Stream| (0..200).try_for_each(|_| s.spin(Duration::ZERO));
-    let eager = timed(device, stream, reps, |_| Ok(empty(stream)?))?;
-    stream.begin_capture()?;
-    empty(stream)?;
-    let graph = stream.end_capture()?;
-    let replay = timed(device, stream, reps, |_| Ok(graph.launch()?))?;
+    let step = |replay| KernelStep {
+        count: 200,
+        length: Duration::ZERO,
+        replay,
+    };
+    let eager = kernel_step(device, stream, &step(false), reps)?;
+    let replay = kernel_step(device, stream, &step(true), reps)?;
     Ok((eager, replay))
 }
 // ANCHOR_END: empty_kernels

@@ -2,7 +2,7 @@
 //! stream and none across, what each sync primitive costs the CPU, and
 //! copy/compute overlap with pinned memory and two buffers.
 
-use gpu::{Device, Result, Stream};
+use gpu::{Device, PinnedBuffer, Result, Stream};
 use std::time::Duration;
 
 const MS: Duration = Duration::from_millis(1);
@@ -140,37 +140,102 @@ pub struct Run {
     pub copy_cpu_ns: f64,
 }
 
+/// How the chunks are scheduled: the parameters of [`schedule`] (and of the
+/// chapter's live timeline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// Chunks to copy and sum.
+    pub chunks: usize,
+    /// Streams: 1 copies and sums on one stream; 2 has a copy and a compute
+    /// stream; 3 a copy stream and two compute streams that take the chunks
+    /// in turn.
+    pub streams: usize,
+    /// Device slots, which the chunks take in turn.
+    pub slots: usize,
+    /// Where the chunks come from.
+    pub source: Source,
+}
+
+impl Schedule {
+    /// The chapter's two-stream schedule of `chunks` chunks: two slots.
+    pub fn two_streams(chunks: usize, source: Source) -> Self {
+        Self {
+            chunks,
+            streams: 2,
+            slots: 2,
+            source,
+        }
+    }
+}
+
+/// Runs `schedule` on `device`: [`copy_and_compute`] on two streams or more,
+/// else the same chunks on one stream.
+pub fn schedule(device: &Device, schedule: &Schedule) -> Result<Run> {
+    if schedule.streams > 1 {
+        copy_and_compute(device, schedule)
+    } else {
+        serial(device, schedule)
+    }
+}
+
+/// The host copy of a chunk: pinned, and a `Vec` when the schedule reads one.
+fn host_chunk(device: &Device, source: Source) -> Result<(PinnedBuffer<f32>, Vec<f32>)> {
+    let pinned = device.alloc_pinned::<f32>(CHUNK)?;
+    pinned.write(&vec![1.0; CHUNK])?;
+    let pageable = match source {
+        Source::Pinned => Vec::new(),
+        Source::Pageable => vec![1.0f32; CHUNK],
+    };
+    Ok((pinned, pageable))
+}
+
 // ANCHOR: overlap
 /// `chunks` chunks: copy each to the device on `copy`, sum it on `compute`.
 /// Slot `i % 2` holds chunk `i`; events order the two streams both ways.
 pub fn two_streams(device: &Device, chunks: usize, source: Source) -> Result<Run> {
-    let (copy, compute) = (device.new_stream()?, device.new_stream()?);
-    let pinned = device.alloc_pinned::<f32>(CHUNK)?;
-    pinned.write(&vec![1.0; CHUNK])?;
-    let pageable = vec![1.0f32; CHUNK];
-    let slots = [copy.alloc_zeros(CHUNK)?, copy.alloc_zeros(CHUNK)?];
-    let sums = compute.alloc_zeros::<f32>(chunks)?;
+    copy_and_compute(device, &Schedule::two_streams(chunks, source))
+}
+
+/// The chunks on a copy stream and `streams - 1` compute streams (chunk `i`
+/// on compute stream `i % (streams - 1)`), in `slots` device slots (chunk
+/// `i` in slot `i % slots`). The events are double buffering's: the copy of
+/// chunk `i` waits for the sum of chunk `i - 2`, which is right for two
+/// slots or more; with one slot the copy overwrites the chunk still being
+/// summed, and the race checker says so.
+pub fn copy_and_compute(device: &Device, schedule: &Schedule) -> Result<Run> {
+    let copy = device.new_stream()?;
+    let compute = (1..schedule.streams)
+        .map(|_| device.new_stream())
+        .collect::<Result<Vec<_>>>()?;
+    let (pinned, pageable) = host_chunk(device, schedule.source)?;
+    let slots = (0..schedule.slots)
+        .map(|_| copy.alloc_zeros(CHUNK))
+        .collect::<Result<Vec<_>>>()?;
+    let sums = compute[0].alloc_zeros::<f32>(schedule.chunks)?;
     let (copied, consumed) = (
         [device.new_event()?, device.new_event()?],
         [device.new_event()?, device.new_event()?],
     );
     device.synchronize()?;
     let (start, mut copy_cpu_ns) = (device.now(), 0.0);
-    for i in 0..chunks {
-        let slot = i % 2;
-        copy.wait_event(&consumed[slot])?; // chunk i - 2 is summed: reuse its slot
+    for i in 0..schedule.chunks {
+        let (slot, compute) = (&slots[i % slots.len()], &compute[i % compute.len()]);
+        copy.wait_event(&consumed[i % 2])?; // chunk i - 2 is summed: reuse its slot
         let t = device.now();
-        match source {
-            Source::Pinned => copy.copy_from_pinned(&pinned, &slots[slot])?,
-            Source::Pageable => copy.copy_from_host(&pageable, &slots[slot])?,
+        match schedule.source {
+            Source::Pinned => copy.copy_from_pinned(&pinned, slot)?,
+            Source::Pageable => copy.copy_from_host(&pageable, slot)?,
         }
         copy_cpu_ns += (device.now() - t).as_nanos() as f64;
-        copied[slot].record(&copy)?;
-        compute.wait_event(&copied[slot])?; // chunk i has arrived
-        compute.sum_after(COMPUTE, &slots[slot], sums.slice(i..i + 1))?;
-        consumed[slot].record(&compute)?;
+        copied[i % 2].record(&copy)?;
+        compute.wait_event(&copied[i % 2])?; // chunk i has arrived
+        compute.sum_after(COMPUTE, slot, sums.slice(i..i + 1))?;
+        consumed[i % 2].record(compute)?;
     }
-    let sums = compute.to_vec(&sums)?; // waits for the last sum
+    for other in &compute[1..] {
+        compute[0].wait_event(&other.record_event()?)?; // every sum is in `sums`
+    }
+    let sums = compute[0].to_vec(&sums)?; // waits for the last sum
     let loop_ns = (device.now() - start).as_nanos() as f64;
     device.synchronize()?; // both streams idle before the slots are freed
     Ok(Run {
@@ -183,18 +248,36 @@ pub fn two_streams(device: &Device, chunks: usize, source: Source) -> Result<Run
 
 /// The same chunks on one stream: copy, sum, copy, sum.
 pub fn one_stream(device: &Device, chunks: usize) -> Result<Run> {
+    serial(
+        device,
+        &Schedule {
+            chunks,
+            streams: 1,
+            slots: 1,
+            source: Source::Pinned,
+        },
+    )
+}
+
+/// `schedule`'s chunks on one stream, in its slots in turn, from its source.
+fn serial(device: &Device, schedule: &Schedule) -> Result<Run> {
     let s = device.new_stream()?;
-    let pinned = device.alloc_pinned::<f32>(CHUNK)?;
-    pinned.write(&vec![1.0; CHUNK])?;
-    let slot = s.alloc_zeros::<f32>(CHUNK)?;
-    let sums = s.alloc_zeros::<f32>(chunks)?;
+    let (pinned, pageable) = host_chunk(device, schedule.source)?;
+    let slots = (0..schedule.slots)
+        .map(|_| s.alloc_zeros::<f32>(CHUNK))
+        .collect::<Result<Vec<_>>>()?;
+    let sums = s.alloc_zeros::<f32>(schedule.chunks)?;
     s.synchronize()?;
     let (start, mut copy_cpu_ns) = (device.now(), 0.0);
-    for i in 0..chunks {
+    for i in 0..schedule.chunks {
+        let slot = &slots[i % slots.len()];
         let t = device.now();
-        s.copy_from_pinned(&pinned, &slot)?;
+        match schedule.source {
+            Source::Pinned => s.copy_from_pinned(&pinned, slot)?,
+            Source::Pageable => s.copy_from_host(&pageable, slot)?,
+        }
         copy_cpu_ns += (device.now() - t).as_nanos() as f64;
-        s.sum_after(COMPUTE, &slot, sums.slice(i..i + 1))?;
+        s.sum_after(COMPUTE, slot, sums.slice(i..i + 1))?;
     }
     let sums = s.to_vec(&sums)?;
     let loop_ns = (device.now() - start).as_nanos() as f64;

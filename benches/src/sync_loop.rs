@@ -8,7 +8,7 @@
 //! accumulates it on the GPU and reads it once per window, through pinned
 //! memory and one event.
 
-use gpu::{Decoder, DecoderConfig, Device, Result, Stream};
+use gpu::{Decoder, DecoderConfig, Device, DeviceBuffer, PinnedBuffer, Result, Segment, Stream};
 use std::time::Duration;
 
 /// Where the loop waits for the GPU.
@@ -77,6 +77,18 @@ pub fn decoder(stream: &Stream, config: &LoopConfig) -> Result<Decoder> {
 
 /// Runs the loop on `s` and times it with events.
 pub fn run(s: &Stream, decoder: &Decoder, config: &LoopConfig, sync: Sync) -> Result<LoopTimes> {
+    Ok(run_with(s, decoder, config, &Syncs::of(sync))?.times)
+}
+
+/// Runs the loop with `syncs` on `s`: the same loop as [`run`], with the
+/// habits of [`Syncs`] that are on; it also marks the trace before every
+/// step and times each step with a CPU timer.
+pub fn run_with(
+    s: &Stream,
+    decoder: &Decoder,
+    config: &LoopConfig,
+    syncs: &Syncs,
+) -> Result<SyncedRun> {
     let device = s.device().clone();
     let tokens = s.alloc_zeros::<i32>(config.batch)?;
     let out = s.alloc_zeros::<i32>(config.batch)?;
@@ -84,13 +96,22 @@ pub fn run(s: &Stream, decoder: &Decoder, config: &LoopConfig, sync: Sync) -> Re
     let done = s.alloc_zeros::<i32>(config.batch)?;
     let counter = s.alloc_zeros::<i32>(1)?;
     let pinned = device.alloc_pinned::<i32>(1)?;
+    let mut habits = Habits::new(s, config, syncs)?;
     s.synchronize()?;
-    let mut total = 0i64;
+    let sync = if syncs.item {
+        Sync::EveryStep
+    } else {
+        Sync::PerWindow
+    };
+    let (mut total, mut marks, mut cpu_ns) = (0i64, Vec::new(), Vec::new());
     let mut steady_start = None;
     for t in 0..config.steps {
         if t == config.window {
             steady_start = Some(s.record_event()?);
         }
+        marks.push(device.trace_mark());
+        let started = device.now();
+        habits.before_step(&tokens, &done)?;
         // ANCHOR: step
         device.host_work(config.host_work); // the scheduler
         s.decode_step(decoder, &tokens, &out)?;
@@ -109,24 +130,155 @@ pub fn run(s: &Stream, decoder: &Decoder, config: &LoopConfig, sync: Sync) -> Re
             Sync::PerWindow => {}
         }
         // ANCHOR_END: step
+        habits.after_step(&out)?;
+        cpu_ns.push((device.now() - started).as_nanos() as f64);
     }
+    marks.push(device.trace_mark());
     let end = s.record_event()?;
     let start = steady_start.expect("more steps than one window");
     let steady = (config.steps - config.window) as f64;
     let step_ms = f64::from(start.elapsed_ms(&end)?) / steady;
-    Ok(LoopTimes {
-        step_ms,
-        limit_ms,
-        tokens: total,
+    let cpu_timer_ms = crate::Summary::of(cpu_ns[config.window..].to_vec()).median / 1e6;
+    Ok(SyncedRun {
+        times: LoopTimes {
+            step_ms,
+            limit_ms,
+            tokens: total,
+        },
+        marks,
+        cpu_timer_ms,
     })
+}
+
+/// The six hidden syncs of exercise 104's starter, each a habit of real
+/// serving code, to switch on in this loop one by one (the chapter's live
+/// timeline). All off, the loop is the one of [`run`] with
+/// [`Sync::PerWindow`]; only [`Syncs::item`] on, with [`Sync::EveryStep`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Syncs {
+    /// 1. The count read to the host after every step (`.item()`), instead
+    ///    of once per window through pinned memory.
+    pub item: bool,
+    /// 2. Each step's input tokens sent from a `Vec` (pageable memory).
+    pub pageable_inputs: bool,
+    /// 3. A scratch buffer allocated and freed with raw segments every step
+    ///    (`cuMemFree` waits for the device).
+    pub raw_scratch: bool,
+    /// 4. The done flags read to the host every step, to size the next batch.
+    pub read_done: bool,
+    /// 5. The inputs sent on a copy stream that the CPU waits for
+    ///    (`copy.synchronize()`) before the compute stream may read them.
+    pub cpu_ordered_copy: bool,
+    /// 6. The step timed with a CPU timer around its calls, which measures
+    ///    the submission unless the step waits.
+    pub cpu_timer: bool,
+}
+
+impl Syncs {
+    /// The loop of [`run`] with `sync`.
+    pub fn of(sync: Sync) -> Self {
+        Self {
+            item: sync == Sync::EveryStep,
+            ..Self::default()
+        }
+    }
+}
+
+/// What [`run_with`] measured.
+#[derive(Clone, Debug)]
+pub struct SyncedRun {
+    /// Step time (events), the decoder alone, and the tokens counted.
+    pub times: LoopTimes,
+    /// The trace mark taken before each step, then one after the last.
+    pub marks: Vec<u64>,
+    /// The median step after the first window by a CPU timer around each
+    /// step's calls, in ms: what the loop reports with [`Syncs::cpu_timer`]
+    /// (the submission, unless every step waits).
+    pub cpu_timer_ms: f64,
+}
+
+/// The habits of [`Syncs`] that are on, with what they need.
+struct Habits {
+    syncs: Syncs,
+    /// The compute stream.
+    s: Stream,
+    /// The copy stream of [`Syncs::cpu_ordered_copy`].
+    copy: Option<Stream>,
+    /// The inputs in pageable memory, for [`Syncs::pageable_inputs`].
+    host: Vec<i32>,
+    /// The inputs in pinned memory, for a copy stream fed from pinned memory.
+    pinned: Option<PinnedBuffer<i32>>,
+    /// This step's raw scratch segment.
+    scratch: Option<Segment>,
+}
+
+impl Habits {
+    /// Sets up what the habits that are on need (nothing when none is).
+    fn new(s: &Stream, config: &LoopConfig, syncs: &Syncs) -> Result<Self> {
+        let device = s.device();
+        let copy = syncs
+            .cpu_ordered_copy
+            .then(|| device.new_stream())
+            .transpose()?;
+        let pinned = (syncs.cpu_ordered_copy && !syncs.pageable_inputs)
+            .then(|| device.alloc_pinned::<i32>(config.batch))
+            .transpose()?;
+        Ok(Self {
+            syncs: *syncs,
+            s: s.clone(),
+            copy,
+            host: vec![0; config.batch],
+            pinned,
+            scratch: None,
+        })
+    }
+
+    /// Before the step: send the inputs, allocate the scratch, read the flags.
+    fn before_step(&mut self, tokens: &DeviceBuffer<i32>, done: &DeviceBuffer<i32>) -> Result<()> {
+        if self.syncs.pageable_inputs || self.syncs.cpu_ordered_copy {
+            self.send_inputs(tokens)?;
+        }
+        if self.syncs.raw_scratch {
+            let bytes = tokens.len() * size_of::<i32>();
+            self.scratch = Some(self.s.device().alloc_segment(bytes)?);
+        }
+        if self.syncs.read_done {
+            let flags = self.s.to_vec(done)?; // a data-dependent batch size
+            let _active = flags.iter().rposition(|&d| d == 0).map_or(0, |r| r + 1);
+        }
+        Ok(())
+    }
+
+    /// The inputs into `tokens`: in stream order on the compute stream, or
+    /// on the copy stream with a CPU wait after it.
+    fn send_inputs(&self, tokens: &DeviceBuffer<i32>) -> Result<()> {
+        let Some(copy) = &self.copy else {
+            return self.s.copy_from_host(&self.host, tokens);
+        };
+        copy.wait_event(&self.s.record_event()?)?; // the last step has read its inputs
+        match &self.pinned {
+            Some(pinned) => copy.copy_from_pinned(pinned, tokens)?,
+            None => copy.copy_from_host(&self.host, tokens)?,
+        }
+        copy.synchronize() // the habit: a CPU wait orders the two streams
+    }
+
+    /// After the step: the predictions into the scratch, which is freed.
+    fn after_step(&mut self, out: &DeviceBuffer<i32>) -> Result<()> {
+        let Some(scratch) = self.scratch.take() else {
+            return Ok(());
+        };
+        self.s.copy(out, scratch.view::<i32>(0, out.len())?)?;
+        self.s.device().free_segment(scratch) // waits for the device
+    }
 }
 
 /// GPU time of one decoder step, alone on the stream.
 fn decoder_alone(
     s: &Stream,
     decoder: &Decoder,
-    tokens: &gpu::DeviceBuffer<i32>,
-    out: &gpu::DeviceBuffer<i32>,
+    tokens: &DeviceBuffer<i32>,
+    out: &DeviceBuffer<i32>,
 ) -> Result<f64> {
     s.decode_step(decoder, tokens, out)?;
     let start = s.record_event()?;

@@ -1,7 +1,7 @@
 //! The rendered book in a real browser: headless Chromium, driven with
 //! `--dump-dom`, and a probe script the page serves itself.
 //!
-//! [`Server`] serves a built book from `127.0.0.1` and inserts [`PROBE`] at
+//! [`Server`] ([`crate::server`]) serves a built book from `127.0.0.1` and inserts [`PROBE`] at
 //! the top of every HTML page's `<head>`, before any of the page's own
 //! scripts, so that the probe sees everything: it records uncaught errors,
 //! unhandled promise rejections, `console.error` calls and every element
@@ -16,12 +16,12 @@
 //! probe never reports (a script that broke the page, a load that never
 //! ends) is a problem too.
 
+use crate::server::file_for;
+pub use crate::server::{Server, with_probe};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wait_timeout::ChildExt;
 
@@ -66,129 +66,6 @@ pub const PROBE: &str = r#"<script>
   });
 })();
 </script>"#;
-
-/// A static file server for a built book, on a free port of `127.0.0.1`.
-pub struct Server {
-    /// The folder served.
-    root: PathBuf,
-    /// `http://127.0.0.1:PORT`.
-    origin: String,
-    /// Paths requested that the folder does not have.
-    misses: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    /// Serves `root` until the process ends.
-    pub fn start(root: &Path) -> std::io::Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let origin = format!("http://{}", listener.local_addr()?);
-        let misses = Arc::new(Mutex::new(Vec::new()));
-        let (dir, log) = (root.to_path_buf(), Arc::clone(&misses));
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (dir, log) = (dir.clone(), Arc::clone(&log));
-                std::thread::spawn(move || serve(stream, &dir, &log));
-            }
-        });
-        Ok(Self {
-            root: root.to_path_buf(),
-            origin,
-            misses,
-        })
-    }
-
-    /// `http://127.0.0.1:PORT`.
-    pub fn origin(&self) -> &str {
-        &self.origin
-    }
-
-    /// The requests for missing files since the last call.
-    fn take_misses(&self) -> Vec<String> {
-        std::mem::take(&mut *self.misses.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-}
-
-/// The file a request path names under `root`, if it is inside it.
-fn file_for(root: &Path, url_path: &str) -> Option<PathBuf> {
-    let path = url_path.split(['?', '#']).next().unwrap_or("");
-    let mut file = root.to_path_buf();
-    for part in path.split('/').filter(|p| !p.is_empty()) {
-        if part == ".." || part == "." {
-            return None;
-        }
-        file.push(part);
-    }
-    if file.is_dir() {
-        file.push("index.html");
-    }
-    file.is_file().then_some(file)
-}
-
-/// The `Content-Type` of a file, by extension.
-fn content_type(file: &Path) -> &'static str {
-    match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "css" => "text/css",
-        "js" => "text/javascript",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "json" => "application/json",
-        "woff" => "font/woff",
-        "woff2" => "font/woff2",
-        "ttf" => "font/ttf",
-        "txt" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
-    }
-}
-
-/// Answers one request; HTML gets the probe.
-fn serve(stream: TcpStream, root: &Path, misses: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(&stream);
-    let mut request = String::new();
-    if reader.read_line(&mut request).is_err() {
-        return;
-    }
-    let mut header = String::new();
-    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
-        header.clear();
-    }
-    let url_path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let (status, kind, body) = match file_for(root, &url_path) {
-        Some(file) => {
-            let mut body = std::fs::read(&file).unwrap_or_default();
-            if file.extension().is_some_and(|e| e == "html") {
-                body = with_probe(&String::from_utf8_lossy(&body)).into_bytes();
-            }
-            ("200 OK", content_type(&file), body)
-        }
-        None => {
-            misses
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(url_path);
-            ("404 Not Found", "text/plain", b"not found".to_vec())
-        }
-    };
-    let mut out = &stream;
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = out
-        .write_all(head.as_bytes())
-        .and_then(|()| out.write_all(&body));
-}
-
-/// `html` with [`PROBE`] right after its `<head>` tag (or first, if none).
-pub fn with_probe(html: &str) -> String {
-    match html.to_ascii_lowercase().find("<head") {
-        Some(at) => {
-            let end = html[at..].find('>').map_or(html.len(), |e| at + e + 1);
-            format!("{}{PROBE}{}", &html[..end], &html[end..])
-        }
-        None => format!("{PROBE}{html}"),
-    }
-}
 
 /// The Chromium binary: `$CHROMIUM`, else `chromium` or `chromium-browser` on `PATH`.
 pub fn chromium() -> Option<PathBuf> {

@@ -25,12 +25,15 @@
 //!
 //! The rendered pages are checked in a real browser by [`browser`]: headless
 //! Chromium loads them from a small local server and reports images that did
-//! not load, console errors, unresolved directives and dead internal links.
+//! not load, console errors, unresolved directives and dead internal links,
+//! and [`widgets`] drives the chapters' live timelines there.
 
 pub mod browser;
 pub mod include;
 pub mod links;
+pub mod server;
 pub mod shadow;
+pub mod widgets;
 
 use std::collections::BTreeSet;
 use std::fmt;

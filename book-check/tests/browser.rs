@@ -6,57 +6,18 @@
 //! uncaught exception), and requires every one to be reported, while
 //! `sound.html` must come out clean. `the_rendered_book_loads_cleanly` builds
 //! the real book with mdBook (from the chapters that exist, see
-//! [`book_check::shadow`]) and loads every page of it.
+//! [`book_check::shadow`]) and loads every page of it. The chapters' live
+//! timelines have their own tests, in `widgets.rs`.
 //!
 //! Without Chromium or mdBook these tests say so loudly and pass, except
 //! under CI (`CI` set), where they fail: CI must run them. `.ci/run`
 //! installs both.
 
+mod support;
+
 use book_check::browser::{self, PageReport, Server};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// The tool, or `None` after a loud note when it is missing outside CI.
-fn tool(name: &str, found: Option<PathBuf>, install: &str) -> Option<PathBuf> {
-    if found.is_some() {
-        return found;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "`{name}` is not installed, and CI must run the browser test: {install}"
-    );
-    // Written to the process's stderr itself, past libtest's capture, so that
-    // the skip shows even when the test passes.
-    let bar = "!".repeat(72);
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n{bar}\nSKIPPED: `{name}` is not installed, so the browser test did not run.\n{install}\n{bar}\n"
-    );
-    None
-}
-
-fn chromium() -> Option<PathBuf> {
-    tool(
-        "chromium",
-        browser::chromium(),
-        "install it (`apt-get install chromium`) or set CHROMIUM=/path/to/chrome",
-    )
-}
-
-fn mdbook() -> Option<PathBuf> {
-    let found = std::env::var_os("MDBOOK").map(PathBuf::from).or_else(|| {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .map(|d| d.join("mdbook"))
-            .find(|p| p.is_file())
-    });
-    tool(
-        "mdbook",
-        found,
-        "install it: `cargo install mdbook --version 0.4.52 --locked`",
-    )
-}
+use std::path::Path;
+use support::{build_book, chromium, mdbook};
 
 fn assert_clean(page: &str, report: &PageReport) {
     assert!(
@@ -103,53 +64,14 @@ fn the_rendered_book_loads_cleanly() {
     let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else {
         return;
     };
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let src = book_check::source_dir(&repo).expect("book.toml");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-check");
-    let shadow =
-        book_check::shadow::make(&repo, &src, &work.join("shadow")).expect("a shadow of the book");
-    if !shadow.missing.is_empty() {
-        eprintln!(
-            "note: SUMMARY.md lists chapters that are not written yet, left out of this build (`mdbook build` itself fails on them): {}",
-            shadow.missing.join(", ")
-        );
-    }
-    let site = work.join("site");
-    let output = Command::new(&mdbook)
-        .arg("build")
-        .arg(&shadow.root)
-        .arg("--dest-dir")
-        .arg(&site)
-        .output()
-        .expect("mdbook runs");
-    let log = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "`mdbook build` failed:\n{log}");
-    assert!(
-        !log.contains("ERROR"),
-        "`mdbook build` reported errors:\n{log}"
-    );
-    let summary = std::fs::read_to_string(shadow.root.join("chapters/SUMMARY.md"))
-        .expect("the shadow's SUMMARY.md");
-    let pages: Vec<String> = summary
-        .lines()
-        .filter_map(|l| {
-            Some(
-                l.split_once("](")?
-                    .1
-                    .split_once(')')?
-                    .0
-                    .replace(".md", ".html"),
-            )
-        })
-        .collect();
+    let (site, pages, missing) = build_book(&mdbook, "pages");
     assert!(
         pages.iter().any(|p| p == "introduction.html"),
         "the introduction is in the book"
     );
     let server = Server::start(&site).expect("a local port");
     // Links to the chapters not written yet are dead in this build only.
-    let unwritten: Vec<String> = shadow
-        .missing
+    let unwritten: Vec<String> = missing
         .iter()
         .map(|m| {
             format!(

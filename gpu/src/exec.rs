@@ -40,6 +40,10 @@ pub(crate) enum Span {
     Known(GpuSpan),
     /// Timing events were recorded around it; [`Exec::resolve`] turns the
     /// token into times once the work is done.
+    #[cfg_attr(
+        not(all(feature = "cuda", not(target_arch = "wasm32"))),
+        expect(dead_code, reason = "only the CUDA backend times with events")
+    )]
     Pending(u64),
     /// Not timed, or recorded into a graph.
     None,

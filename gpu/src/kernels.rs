@@ -15,9 +15,11 @@ pub(crate) mod cpu;
 use crate::elem::{ElemKind, RawView, Scalar};
 
 /// The CUDA C source of the kernel library.
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 pub(crate) const CUDA_SOURCE: &str = include_str!("kernels/source.cu");
 
 /// Names of every `extern "C"` kernel in [`CUDA_SOURCE`].
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 pub(crate) const CUDA_KERNELS: &[&str] = &[
     "spin",
     "fill_f32",

@@ -36,6 +36,15 @@
 //! Which of the two a [`Device`] opens on is decided in one place,
 //! [`Backend::resolve`] (`GPU_BACKEND` and the CUDA probe).
 //!
+//! # Features
+//!
+//! `cuda` (on by default) builds the CUDA backend and its cudarc dependency.
+//! Without it, and on wasm32 whatever the features (cudarc is not even a
+//! dependency there), the crate is the virtual GPU alone: `Backend::Auto`
+//! opens it, `Backend::Cuda` is [`GpuError::NoCudaDevice`], and nothing in it
+//! reads a real clock or starts a thread, so it runs in a browser (the
+//! book's widgets).
+//!
 //! # The three names of each concept
 //!
 //! | CUDA C | PyTorch | this crate |
@@ -85,7 +94,14 @@
 
 mod calibration;
 mod core;
+// The CUDA backend, with the `cuda` feature (on by default) on any target
+// but wasm32; elsewhere `no_cuda.rs` stands in for it under the same name,
+// with a probe that says why there is no CUDA and an `open` that fails.
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 #[allow(unsafe_code)]
+mod cuda;
+#[cfg(not(all(feature = "cuda", not(target_arch = "wasm32"))))]
+#[path = "no_cuda.rs"]
 mod cuda;
 mod decoder;
 mod device;
@@ -104,6 +120,7 @@ mod virt;
 
 pub use calibration::Calibration;
 pub use core::SyncDebug;
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 pub use cuda::{CudaLibraries, CudaLibrary, cuda_libraries};
 pub use decoder::{Decoder, DecoderConfig};
 pub use device::{Backend, Device, DeviceOptions, ResolvedBackend, cuda_available};

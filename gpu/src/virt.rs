@@ -176,26 +176,20 @@ impl VirtualGpu {
     fn apply(&mut self, effect: Effect) {
         match effect {
             Effect::Kernel(kernel) => cpu::run(&kernel, &mut self.mem),
-            Effect::Memset { addr, bytes } => self.mem.write_device(addr, &vec![0; bytes]),
+            Effect::Memset { addr, bytes } => self.mem.zero_device(addr, bytes),
             Effect::Write { dst, data } => self.mem.write_device(dst, &data),
             Effect::PinnedToDevice {
                 src,
                 offset,
                 bytes,
                 dst,
-            } => {
-                let data = self.mem.read_pinned(src, offset, bytes);
-                self.mem.write_device(dst, &data);
-            }
+            } => self.mem.pinned_to_device(src, offset, bytes, dst),
             Effect::DeviceToPinned {
                 src,
                 dst,
                 offset,
                 bytes,
-            } => {
-                let data = self.mem.read_device(src, bytes);
-                self.mem.write_pinned(dst, offset, &data);
-            }
+            } => self.mem.device_to_pinned(src, dst, offset, bytes),
             Effect::DeviceToDevice { src, dst, bytes } => {
                 let data = self.mem.read_device(src, bytes);
                 self.mem.write_device(dst, &data);

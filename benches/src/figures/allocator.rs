@@ -3,13 +3,18 @@
 //! Each figure runs a short script on the reference allocator over
 //! [`SimDriver`] and draws [`CachingAllocator::snapshot`] after each step:
 //! one row per step, each segment outlined, each block coloured by its state.
+//! The `record_stream` figure's script is text ([`script`]), which the
+//! chapter's live picture lets the reader edit.
 
-use caching_allocator::{Block, BlockState, CachingAllocator, SegmentInfo, SimDriver, StreamId};
+use caching_allocator::{
+    AllocError, Block, BlockState, CachingAllocator, SegmentInfo, SimDriver, StreamId,
+};
 use std::fmt::Write as _;
+
+pub mod script;
 
 const MIB: usize = 1 << 20;
 const S0: StreamId = StreamId(0);
-const S1: StreamId = StreamId(1);
 
 /// One row of a figure: the layout after a step of the script.
 struct Step {
@@ -43,10 +48,21 @@ impl Script {
 
     /// `malloc`s a block and names it.
     fn malloc(&mut self, name: &str, bytes: usize, stream: StreamId) -> Block {
-        let block = self.alloc.malloc(bytes, stream).expect("the script fits");
+        self.try_malloc(name, bytes, stream)
+            .expect("the script fits")
+    }
+
+    /// `malloc`s a block and names it, if the device can serve it.
+    fn try_malloc(
+        &mut self,
+        name: &str,
+        bytes: usize,
+        stream: StreamId,
+    ) -> Result<Block, AllocError> {
+        let block = self.alloc.malloc(bytes, stream)?;
         self.names.retain(|(a, _)| *a != block.addr());
         self.names.push((block.addr(), name.to_string()));
-        block
+        Ok(block)
     }
 
     fn free(&mut self, block: Block) {
@@ -104,24 +120,11 @@ pub(super) fn fragmentation() -> String {
     )
 }
 
+/// The `record_stream` figure: [`script::RECORD_STREAM`].
 pub(super) fn record_stream() -> String {
-    let mut s = Script::new(64 * MIB);
-    let x = s.malloc("x", MIB, S0);
-    s.alloc.record_stream(&x, S1);
-    s.step("x = malloc(1 MiB, s0)").note = Some("then record_stream(x, s1)".into());
-    s.free(x);
-    s.step("free(x)").note = Some("an event on s1; x is pending".into());
-    let _y = s.malloc("y", MIB, S0);
-    s.step("y = malloc(1 MiB, s0)").note = Some("x is pending: y gets new memory".into());
-    s.alloc.driver_mut().finish(S1);
-    let _z = s.malloc("z", MIB, S0);
-    s.step("finish(s1); z = malloc(1 MiB, s0)").note =
-        Some("the event is done: z reuses x's memory".into());
-    draw(
-        "record_stream: a block used by stream s1 waits for it (a 2 MiB small-pool segment)",
-        &s.steps,
-        MIB / 2,
-    )
+    script::run(script::RECORD_STREAM, script::RECORD_STREAM_DEVICE_MIB)
+        .expect("the figure's script runs")
+        .svg
 }
 
 // ------------------------------------------------------------- drawing

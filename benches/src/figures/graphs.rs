@@ -1,9 +1,49 @@
 //! The CUDA graphs chapter's timelines: three decode steps of exercise 103,
 //! run eagerly and replayed from graphs, drawn from the virtual GPU's trace
-//! on the same time scale.
+//! on the same time scale; and one step of `count` kernels of any length,
+//! eager or replayed ([`crate::graphs::kernel_step`], the chapter's live
+//! timeline, whose figure is 200 empty kernels launched one by one).
 
+use super::{Live, virtual_device};
+use crate::duration_text;
+use crate::graphs::{Error, KernelStep, Timing, kernel_step};
 use gpu::{Backend, Device, SvgOptions};
 use graph_buffers::{MAX_ROWS, Model, Runner, WIDTH};
+use std::time::Duration;
+
+/// The live timeline's figure: 200 empty kernels, launched one by one.
+pub const KERNELS: KernelStep = KernelStep {
+    count: 200,
+    length: Duration::ZERO,
+    replay: false,
+};
+
+/// Runs `step` on a fresh virtual GPU (one warm-up, one timed run) and draws
+/// the timed run, from its first call until the stream is idle (and a
+/// margin after, none before: the warm-up ends there).
+pub fn live(step: &KernelStep) -> Result<Live<Timing>, Error> {
+    let device = virtual_device()?;
+    let stream = device.new_stream()?;
+    let run = kernel_step(&device, &stream, step, 1)?;
+    let end = device.now().as_nanos() as u64;
+    let start = end - run.total.median as u64;
+    let pad = (end - start) / 20;
+    let kernels = match step.length {
+        Duration::ZERO => "empty kernels".to_string(),
+        length => format!("kernels of {}", duration_text(length.as_nanos() as f64)),
+    };
+    let how = if step.replay {
+        "replayed as one graph"
+    } else {
+        "launched one by one"
+    };
+    let svg = device.trace().to_svg(&SvgOptions {
+        width: 1000,
+        title: Some(format!("A step of {} {kernels}, {how}", step.count)),
+        window_ns: Some((start, end + pad)),
+    });
+    Ok(Live { svg, run, device })
+}
 
 /// The batch sizes of the three steps drawn.
 const ROWS: [usize; 3] = [3, 16, 5];
@@ -15,6 +55,12 @@ pub(super) fn all() -> Vec<(&'static str, String)> {
     vec![
         ("graphs-eager.svg", draw(false)),
         ("graphs-replay.svg", draw(true)),
+        (
+            "graphs-kernels.svg",
+            live(&KERNELS)
+                .expect("the kernels run on the virtual GPU")
+                .svg,
+        ),
     ]
 }
 

@@ -24,6 +24,12 @@ pub(crate) trait KernelMemory {
     fn read(&self, addr: u64, bytes: usize) -> Vec<u8>;
     /// Writes `data` at device address `addr`.
     fn write(&mut self, addr: u64, data: &[u8]);
+    /// Calls `f` with the `bytes` bytes at device address `addr`: what
+    /// [`KernelMemory::read`] returns, without a copy where the memory can
+    /// lend them (the virtual GPU's does).
+    fn with_bytes(&self, addr: u64, bytes: usize, f: &mut dyn FnMut(&[u8])) {
+        f(&self.read(addr, bytes));
+    }
 }
 
 /// Threads per block in `sum_f32` and `decode_step`: the width of their
@@ -88,11 +94,16 @@ fn fill(mem: &mut dyn KernelMemory, dst: RawView, value: Scalar) {
 /// `sum_f32`: 256 lanes, lane `t` adding `src[t], src[t + 256], …` in order
 /// from `0.0`, then a tree over the lanes (stride 128, 64, …, 1).
 fn sum(mem: &mut dyn KernelMemory, src: RawView, out: RawView) {
-    let values: Vec<f32> = read(mem, src.addr, src.len);
     let mut lanes = [0.0f32; BLOCK];
-    for (i, &x) in values.iter().enumerate() {
-        lanes[i % BLOCK] += x;
-    }
+    // Element `i` goes to lane `i % BLOCK`, in order: one block of the
+    // source at a time, lane by lane.
+    mem.with_bytes(src.addr, src.len * size_of::<f32>(), &mut |bytes| {
+        for block in bytes.chunks(BLOCK * size_of::<f32>()) {
+            for (lane, x) in lanes.iter_mut().zip(block.chunks_exact(size_of::<f32>())) {
+                *lane += f32::from_ne_bytes(x.try_into().expect("four bytes"));
+            }
+        }
+    });
     let mut stride = BLOCK / 2;
     while stride > 0 {
         for t in 0..stride {

@@ -57,21 +57,60 @@ impl Memory {
 
     /// Reads device bytes.
     pub(super) fn read_device(&self, addr: u64, bytes: usize) -> Vec<u8> {
+        self.device_slice(addr, bytes).to_vec()
+    }
+
+    /// The device bytes `[addr, addr + bytes)`, in place.
+    fn device_slice(&self, addr: u64, bytes: usize) -> &[u8] {
         if bytes == 0 {
-            return Vec::new();
+            return &[];
         }
         let (base, offset) = self.locate(addr, bytes);
-        self.device[&base][offset..offset + bytes].to_vec()
+        &self.device[&base][offset..offset + bytes]
+    }
+
+    /// The device bytes `[addr, addr + bytes)`, in place, to write.
+    fn device_slice_mut(&mut self, addr: u64, bytes: usize) -> &mut [u8] {
+        if bytes == 0 {
+            return &mut [];
+        }
+        let (base, offset) = self.locate(addr, bytes);
+        let block = self.device.get_mut(&base).expect("located");
+        &mut block[offset..offset + bytes]
+    }
+
+    /// Zeroes device bytes, in place.
+    pub(super) fn zero_device(&mut self, addr: u64, bytes: usize) {
+        self.device_slice_mut(addr, bytes).fill(0);
+    }
+
+    /// Copies pinned bytes to the device, without an intermediate buffer.
+    pub(super) fn pinned_to_device(&mut self, host: HostId, offset: usize, bytes: usize, dst: u64) {
+        let src = &self.pinned[&host.0][offset..offset + bytes];
+        if bytes == 0 {
+            return;
+        }
+        let (base, at) = self.locate(dst, bytes);
+        let block = self.device.get_mut(&base).expect("located");
+        block[at..at + bytes].copy_from_slice(src);
+    }
+
+    /// Copies device bytes to pinned memory, without an intermediate buffer.
+    pub(super) fn device_to_pinned(&mut self, src: u64, host: HostId, offset: usize, bytes: usize) {
+        let data = if bytes == 0 {
+            &[][..]
+        } else {
+            let (base, at) = self.locate(src, bytes);
+            &self.device[&base][at..at + bytes]
+        };
+        let buf = self.pinned.get_mut(&host.0).expect("a live pinned buffer");
+        buf[offset..offset + bytes].copy_from_slice(data);
     }
 
     /// Writes device bytes.
     pub(super) fn write_device(&mut self, addr: u64, data: &[u8]) {
-        if data.is_empty() {
-            return;
-        }
-        let (base, offset) = self.locate(addr, data.len());
-        let block = self.device.get_mut(&base).expect("located");
-        block[offset..offset + data.len()].copy_from_slice(data);
+        self.device_slice_mut(addr, data.len())
+            .copy_from_slice(data);
     }
 
     /// Reads pinned bytes.
@@ -89,6 +128,10 @@ impl Memory {
 impl KernelMemory for Memory {
     fn read(&self, addr: u64, bytes: usize) -> Vec<u8> {
         self.read_device(addr, bytes)
+    }
+
+    fn with_bytes(&self, addr: u64, bytes: usize, f: &mut dyn FnMut(&[u8])) {
+        f(self.device_slice(addr, bytes));
     }
 
     fn write(&mut self, addr: u64, data: &[u8]) {

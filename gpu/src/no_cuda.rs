@@ -1,0 +1,26 @@
+//! What stands in for the CUDA backend in a build without it: the `cuda`
+//! feature off, or a wasm32 target (the book's widgets run the virtual GPU
+//! in the browser). [`probe`] says why there is no CUDA, so that
+//! [`crate::Backend::Auto`] opens the virtual GPU, and [`open`] fails the
+//! way a machine without a driver does.
+
+use crate::error::{GpuError, Result};
+use crate::virt::VirtualGpu;
+
+/// Why this build cannot use CUDA.
+const NOT_BUILT: &str = "this build of the `gpu` crate has no CUDA backend \
+     (its `cuda` feature is off, or the target is wasm32)";
+
+/// Never `Ok`: the reason is always [`NOT_BUILT`].
+pub(crate) fn probe() -> Result<(), String> {
+    Err(NOT_BUILT.into())
+}
+
+/// Never opens: the error of a machine without a CUDA device. (Typed as the
+/// virtual GPU, which it never returns, so that the caller's `Box<dyn Exec>`
+/// is the same in either build.)
+pub(crate) fn open(_gpu_timing: bool) -> Result<VirtualGpu> {
+    Err(GpuError::NoCudaDevice {
+        reason: NOT_BUILT.into(),
+    })
+}
