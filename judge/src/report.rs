@@ -157,7 +157,10 @@ fn failure_head(outcome: &Outcome) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let mut lines = vec![format!("expected: {expected}"), format!("got:      {actual}")];
+    let mut lines = vec![
+        format!("expected: {expected}"),
+        format!("got:      {actual}"),
+    ];
     lines.extend(site.iter().map(|site| format!("at:       {site}")));
     lines
 }
