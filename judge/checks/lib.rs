@@ -17,6 +17,8 @@ pub mod ex101;
 pub mod ex102;
 pub mod ex103;
 pub mod ex104;
+pub mod ex105;
+pub mod ex106;
 
 #[cfg(test)]
 mod tests;
@@ -30,6 +32,8 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         102 => Some(ex102::CHECKS),
         103 => Some(ex103::CHECKS),
         104 => Some(ex104::CHECKS),
+        105 => Some(ex105::CHECKS),
+        106 => Some(ex106::CHECKS),
         _ => None,
     }
 }
