@@ -19,6 +19,7 @@ pub mod ex103;
 pub mod ex104;
 pub mod ex105;
 pub mod ex106;
+pub mod ex107;
 
 #[cfg(test)]
 mod tests;
@@ -34,6 +35,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         104 => Some(ex104::CHECKS),
         105 => Some(ex105::CHECKS),
         106 => Some(ex106::CHECKS),
+        107 => Some(ex107::CHECKS),
         _ => None,
     }
 }

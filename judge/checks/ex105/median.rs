@@ -63,8 +63,10 @@ pub(super) fn throughput_is_the_work_over_the_median(ctx: &Ctx) -> Result<(), Fa
     let near = |r: f64| (ratio / r - 1.0).abs() <= 0.02;
     let why = if near(0.5) {
         "m·n·k operations: each term of a dot product is a multiply and an add, two floating-point operations, so a matmul is 2·m·n·k".into()
-    } else if near(1e-3) || near(0.5e-3) {
+    } else if near(1e-3) {
         "operations per millisecond: `median_ms` is in milliseconds, a rate is per second".into()
+    } else if near(0.5e-3) {
+        "m·n·k operations per millisecond: a matmul is 2·m·n·k floating-point operations (a multiply and an add per term), and a rate is per second, while `median_ms` is in milliseconds".into()
     } else if near(1e3) || near(2e3) {
         "the rate of a time in seconds read as milliseconds: divide the operations by the median in seconds".into()
     } else {

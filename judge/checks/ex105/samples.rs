@@ -18,7 +18,7 @@ pub(super) fn warms_up_first(ctx: &Ctx) -> Result<(), Failure> {
         };
         return Err(Failure::new(
             format!(
-                "the workload run {} times untimed, then {} times timed: {expected} calls",
+                "{} untimed runs of the workload, then {} timed ones: {expected} calls",
                 PLAN.warmup, PLAN.reps
             ),
             format!("{calls} calls, {what}"),

@@ -24,10 +24,12 @@
 mod ctx;
 mod macros;
 pub mod protocol;
+mod rng;
 mod runner;
 
 pub use ctx::Ctx;
 pub use protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
+pub use rng::SplitMix;
 pub use runner::{main, run_check};
 
 /// The course's fixed seed: what [`Ctx::seed`] is outside grade mode, so
