@@ -63,9 +63,11 @@ fn the_model_foresees_every_wait_and_the_solution_passes_under_many_seeds() {
     }
 }
 
-/// The situations the checks need, each a name and a test of a call and
-/// its measured answer.
-fn situations() -> Vec<(&'static str, fn(&Action, &Call, Wait) -> bool)> {
+/// A test of a call and its measured answer.
+type Holds = fn(&Action, &Call, Wait) -> bool;
+
+/// The situations the checks need, each a name and its test.
+fn situations() -> Vec<(&'static str, Holds)> {
     vec![
         ("a launch behind work", |a, c, _| {
             matches!(a, Action::Launch { .. }) && c.ahead.stream_busy

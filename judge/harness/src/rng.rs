@@ -13,7 +13,7 @@ impl SplitMix {
     }
 
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -23,7 +23,7 @@ impl SplitMix {
 
     /// A number below `n` (at least 1).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 
     /// Shuffles `items` (Fisher–Yates).
@@ -43,7 +43,7 @@ mod tests {
     fn the_same_seed_gives_the_same_numbers_and_another_seed_others() {
         let draw = |seed| {
             let mut rng = SplitMix::new(seed);
-            (0..4).map(|_| rng.next()).collect::<Vec<_>>()
+            (0..4).map(|_| rng.next_u64()).collect::<Vec<_>>()
         };
         assert_eq!(draw(7), draw(7));
         assert_ne!(draw(7), draw(8));
