@@ -72,7 +72,7 @@ pub(crate) fn write(
     match next {
         Some(e) => writeln!(
             out,
-            "next: {} {}, in {} (`judge run {}`, or `judge watch`)",
+            "next: {} {} ({}): `judge run {}` or `judge watch`",
             e.id,
             e.title,
             chapter(e),
