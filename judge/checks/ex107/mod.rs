@@ -8,6 +8,7 @@
 
 mod program;
 mod runner;
+mod scenes;
 #[cfg(test)]
 mod tests;
 mod verdict;

@@ -1,11 +1,8 @@
-//! The judge's programs: a dozen calls each, drawn from a seed, each
-//! described to the learner as a `Call` (what it is, and what is queued
-//! ahead of it).
+//! The calls of the judge's programs, and the model of the device that
+//! describes each to the learner as a `Call` (what it is, and what is
+//! queued ahead of it); `scenes.rs` draws the programs from a seed.
 //!
-//! A program is built from *scenes* (a long kernel, then calls that probe
-//! it: copies of each kind, event calls, waits) in an order, on streams and
-//! with sizes the seed draws, and filled up with calls drawn at random. A
-//! model of the device follows the program to describe each call: time in
+//! The model follows a program call by call: time in
 //! units of the gate kernel (every long kernel runs [`GATE`]), the CPU's own
 //! costs taken as nothing. Those costs stay far below half a gate, so every
 //! wait is either about nothing or at least a gate long on both backends,
@@ -16,7 +13,6 @@
 //! streams, or that are larger than a slot while a slot is in use. Copy
 //! sizes come from the backend's calibration, well inside each regime.
 
-use judge_harness::SplitMix;
 use std::time::Duration;
 use which_calls_wait::{Ahead, Call, Direction, Memory, Op, Staging};
 
@@ -100,19 +96,6 @@ pub(crate) fn size(bytes: u64, staging: &Staging) -> Size {
     }
 }
 
-/// A size of class `class` drawn well inside it: at most a quarter of the
-/// inline limit, between four inline limits and half a slot, or two to four
-/// slots.
-fn draw_size(class: Size, staging: &Staging, rng: &mut SplitMix) -> u64 {
-    let (low, high, unit) = match class {
-        Size::Inline => (1 << 10, staging.inline_bytes / 4, 1 << 10),
-        Size::Slot => (staging.inline_bytes * 4, staging.slot_bytes / 2, 64 << 10),
-        Size::Large => (staging.slot_bytes * 2, staging.slot_bytes * 4, 1 << 20),
-    };
-    let steps = (high.saturating_sub(low) / unit).max(1);
-    low + rng.below(steps + 1) * unit
-}
-
 /// The most bytes a copy of the programs moves, for the runner's buffers.
 pub(crate) fn largest_copy(staging: &Staging) -> u64 {
     staging.slot_bytes * 4
@@ -120,7 +103,7 @@ pub(crate) fn largest_copy(staging: &Staging) -> u64 {
 
 /// The model of the device a program runs on.
 #[derive(Clone, Debug)]
-struct State {
+pub(crate) struct State {
     /// The CPU, in gates.
     now: u64,
     /// When each stream's queued work ends.
@@ -138,7 +121,7 @@ struct State {
 }
 
 impl State {
-    fn new(staging: &Staging) -> Self {
+    pub(crate) fn new(staging: &Staging) -> Self {
         Self {
             now: 0,
             ready: [0; STREAMS],
@@ -167,7 +150,7 @@ impl State {
     }
 
     /// What is queued ahead of `action`.
-    fn ahead(&self, action: &Action) -> Ahead {
+    pub(crate) fn ahead(&self, action: &Action) -> Ahead {
         let (stream, event) = targets(action);
         Ahead {
             stream_busy: stream.is_some_and(|s| self.busy(s)),
@@ -179,7 +162,7 @@ impl State {
 
     /// Whether `action` may be drawn now: its outcome is the same on every
     /// backend, and it is possible.
-    fn allowed(&self, action: &Action, staging: &Staging) -> bool {
+    pub(crate) fn allowed(&self, action: &Action, staging: &Staging) -> bool {
         match *action {
             Action::Launch { stream } | Action::GraphLaunch { stream } => {
                 self.ready[stream] <= self.now + 1
@@ -217,7 +200,7 @@ impl State {
     }
 
     /// Applies `action`; whether the CPU waits in it.
-    fn apply(&mut self, action: &Action, staging: &Staging) -> bool {
+    pub(crate) fn apply(&mut self, action: &Action, staging: &Staging) -> bool {
         match *action {
             Action::Launch { stream } | Action::GraphLaunch { stream } => {
                 self.ready[stream] = self.ready[stream].max(self.now) + 1;
@@ -309,168 +292,4 @@ pub(crate) fn op(action: &Action) -> Op {
         Action::SyncDevice => Op::DeviceSynchronize,
         Action::FreeSegment => Op::FreeSegment,
     }
-}
-
-/// A program being written: the model follows each call added.
-struct Writer<'a> {
-    state: State,
-    steps: Vec<Step>,
-    staging: &'a Staging,
-}
-
-impl Writer<'_> {
-    /// Adds `action` if the model allows it now and there is room.
-    fn push(&mut self, action: Action) {
-        if self.steps.len() >= CALLS || !self.state.allowed(&action, self.staging) {
-            return;
-        }
-        let call = Call {
-            op: op(&action),
-            ahead: self.state.ahead(&action),
-        };
-        let waits = self.state.apply(&action, self.staging);
-        self.steps.push(Step {
-            action,
-            call,
-            waits,
-        });
-    }
-}
-
-/// The scenes a program is made of: a long kernel, then calls that probe it.
-const SCENES: usize = 8;
-
-/// Scene `kind` on streams `s` and `t` (the other one) with event `e`.
-fn scene(kind: usize, s: usize, e: usize, staging: &Staging, rng: &mut SplitMix) -> Vec<Action> {
-    let t = 1 - s;
-    let copy = |direction, memory, class, rng: &mut SplitMix| Action::Copy {
-        stream: s,
-        direction,
-        memory,
-        bytes: draw_size(class, staging, rng),
-    };
-    let (h2d, d2h) = (Direction::HostToDevice, Direction::DeviceToHost);
-    let (pageable, pinned) = (Memory::Pageable, Memory::Pinned);
-    let gate = Action::Launch { stream: s };
-    match kind {
-        0 => {
-            let mut probes = vec![
-                copy(h2d, pinned, Size::Large, rng),
-                copy(d2h, pinned, Size::Slot, rng),
-                copy(h2d, pageable, Size::Inline, rng),
-                copy(h2d, pageable, Size::Slot, rng),
-            ];
-            rng.shuffle(&mut probes);
-            [vec![gate], probes, vec![Action::SyncStream { stream: s }]].concat()
-        }
-        1 => vec![
-            gate,
-            copy(h2d, pageable, Size::Slot, rng),
-            copy(h2d, pageable, Size::Slot, rng),
-            copy(h2d, pageable, Size::Slot, rng),
-        ],
-        2 => vec![
-            gate,
-            Action::Record {
-                event: e,
-                stream: s,
-            },
-            Action::Query { event: e },
-            Action::WaitEvent {
-                stream: t,
-                event: e,
-            },
-            Action::SyncEvent { event: e },
-            Action::SyncEvent { event: e },
-        ],
-        3 => vec![
-            gate,
-            Action::FreeSegment,
-            Action::Launch { stream: t },
-            Action::SyncDevice,
-        ],
-        4 => vec![
-            gate,
-            copy(h2d, pageable, Size::Large, rng),
-            copy(h2d, pageable, Size::Large, rng),
-        ],
-        5 => vec![
-            gate,
-            copy(d2h, pageable, Size::Inline, rng),
-            copy(d2h, pageable, Size::Slot, rng),
-        ],
-        6 => vec![
-            Action::GraphLaunch { stream: s },
-            Action::Launch { stream: s },
-            Action::Launch { stream: t },
-            Action::SyncStream { stream: s },
-            Action::FreeSegment,
-        ],
-        _ => vec![
-            gate,
-            Action::Record {
-                event: e,
-                stream: s,
-            },
-            Action::WaitEvent {
-                stream: t,
-                event: e,
-            },
-            Action::SyncStream { stream: t },
-            Action::Query { event: e },
-        ],
-    }
-}
-
-/// A call drawn at random (to fill a program up).
-fn filler(staging: &Staging, rng: &mut SplitMix) -> Action {
-    let stream = rng.below(STREAMS as u64) as usize;
-    let event = rng.below(EVENTS as u64) as usize;
-    let direction = [Direction::HostToDevice, Direction::DeviceToHost][rng.below(2) as usize];
-    let memory = [Memory::Pageable, Memory::Pinned][rng.below(2) as usize];
-    let class = [Size::Inline, Size::Slot, Size::Large][rng.below(3) as usize];
-    match rng.below(10) {
-        0 | 1 => Action::Launch { stream },
-        2 => Action::GraphLaunch { stream },
-        3..=5 => Action::Copy {
-            stream,
-            direction,
-            memory,
-            bytes: draw_size(class, staging, rng),
-        },
-        6 => Action::Record { event, stream },
-        7 => Action::Query { event },
-        8 => Action::SyncEvent { event },
-        _ => Action::SyncStream { stream },
-    }
-}
-
-/// The programs of `seed`: every scene at least once, in an order the seed
-/// draws, with streams, sizes and filler calls it draws too.
-pub(crate) fn programs(seed: u64, staging: &Staging) -> Vec<Vec<Step>> {
-    let mut rng = SplitMix::new(seed);
-    let mut scenes: Vec<usize> = (0..SCENES)
-        .chain((0..SCENES).map(|_| rng.below(SCENES as u64) as usize))
-        .collect();
-    rng.shuffle(&mut scenes);
-    let mut scenes = scenes.into_iter();
-    (0..PROGRAMS)
-        .map(|_| {
-            let mut writer = Writer {
-                state: State::new(staging),
-                steps: Vec::new(),
-                staging,
-            };
-            for kind in scenes.by_ref().take(2) {
-                let (s, e) = (rng.below(2) as usize, rng.below(2) as usize);
-                for action in scene(kind, s, e, staging, &mut rng) {
-                    writer.push(action);
-                }
-            }
-            while writer.steps.len() < CALLS {
-                writer.push(filler(staging, &mut rng));
-            }
-            writer.steps
-        })
-        .collect()
 }

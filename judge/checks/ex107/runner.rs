@@ -9,9 +9,8 @@
 //! The programs depend only on the seed and the backend, so a harness runs
 //! them once and every check reads the same run.
 
-use super::program::{
-    Action, EVENTS, GATE, SEGMENTS, STREAMS, Size, Step, largest_copy, programs, size,
-};
+use super::program::{Action, EVENTS, GATE, SEGMENTS, STREAMS, Size, Step, largest_copy, size};
+use super::scenes::programs;
 use gpu::{Device, DeviceBuffer, Event, Graph, PinnedBuffer, Segment, Stream};
 use judge_harness::{Ctx, Failure};
 use std::cell::RefCell;

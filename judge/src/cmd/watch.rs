@@ -15,6 +15,7 @@
 //! Where the watcher cannot start (or with `--manual`) the keyboard is the
 //! only trigger. Each run is `judge run ID`.
 
+mod files;
 mod keys;
 
 use crate::cli::WatchArgs;
@@ -27,14 +28,12 @@ use crate::progress::{self, Status};
 use crate::report::render;
 use crate::starter;
 use anyhow::Result;
+use files::{counts, start_watcher};
 use keys::{Action, Key, SingleKeys, action};
-use notify::{EventHandler, EventKind, RecommendedWatcher, RecursiveMode, Watcher, WatcherKind};
-use notify_debouncer_mini::{
-    DebounceEventResult, DebouncedEvent, DebouncedEventKind, Debouncer, new_debouncer_opt,
-};
+use notify_debouncer_mini::DebounceEventResult;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
-use std::path::{Component, Path};
+use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -51,34 +50,6 @@ enum Signal {
     Key(Key),
     /// Stdin ended.
     Closed,
-}
-
-/// The recommended watcher, passing on only the events that change files
-/// (see [`is_change`]): cargo opening the crate's files to build it must not
-/// start a run.
-struct ChangesOnly(RecommendedWatcher);
-
-impl Watcher for ChangesOnly {
-    fn new<F: EventHandler>(mut handler: F, config: notify::Config) -> notify::Result<Self> {
-        let changes_only = move |event: notify::Result<notify::Event>| {
-            if event.as_ref().map_or(true, |event| is_change(&event.kind)) {
-                handler.handle_event(event);
-            }
-        };
-        RecommendedWatcher::new(changes_only, config).map(Self)
-    }
-
-    fn watch(&mut self, path: &Path, mode: RecursiveMode) -> notify::Result<()> {
-        self.0.watch(path, mode)
-    }
-
-    fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
-        self.0.unwatch(path)
-    }
-
-    fn kind() -> WatcherKind {
-        RecommendedWatcher::kind()
-    }
 }
 
 /// How watching one exercise ended.
@@ -277,34 +248,6 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
     }
 }
 
-/// Starts watching `crate_dir`; `None` (after saying why) when it cannot.
-fn start_watcher(crate_dir: &Path, send: Sender<Signal>) -> Option<Debouncer<ChangesOnly>> {
-    // Not in batches: each change then comes `QUIET` after it was made,
-    // which is what `counts` expects.
-    let config = notify_debouncer_mini::Config::default()
-        .with_timeout(QUIET)
-        .with_batch_mode(false);
-    let handler = move |result: DebounceEventResult| {
-        let _ = send.send(Signal::Files(Instant::now(), result));
-    };
-    let started = new_debouncer_opt::<_, ChangesOnly>(config, handler).and_then(|mut debouncer| {
-        let watching = debouncer
-            .watcher()
-            .watch(crate_dir, RecursiveMode::Recursive);
-        watching.map(|()| debouncer)
-    });
-    match started {
-        Ok(watcher) => Some(watcher),
-        Err(err) => {
-            eprintln!(
-                "note: cannot watch `{}` for changes ({err}); switching to manual mode",
-                crate_dir.display()
-            );
-            None
-        }
-    }
-}
-
 /// Waits for the next action: a run (after a change to the crate's files
 /// made after the run that began at `ran` began, or a key), or what a key
 /// asks for; stdin ending quits in manual mode.
@@ -339,58 +282,6 @@ fn wait(receive: &Receiver<Signal>, crate_dir: &Path, manual: bool, ran: Instant
             Some(Signal::Closed) => {}
         }
     }
-}
-
-/// Whether an event of `kind` changes files: they are created, written,
-/// renamed or removed (not merely opened or read).
-fn is_change(kind: &EventKind) -> bool {
-    matches!(
-        kind,
-        EventKind::Any | EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
-    )
-}
-
-/// Whether the debounced `events` that arrived `at` ask for a run: a file
-/// of the crate in `crate_dir` (see [`relevant`]) has stopped changing, and
-/// it changed after the run that began at `ran` began. A change arrives
-/// [`QUIET`] after it was made, so one that arrives sooner was made before
-/// that run, which saw it (an editor saving several files at once has their
-/// changes arrive a few milliseconds apart).
-fn counts(events: &[DebouncedEvent], crate_dir: &Path, at: Instant, ran: Instant) -> bool {
-    let settled = |event: &DebouncedEvent| event.kind == DebouncedEventKind::Any;
-    at.saturating_duration_since(ran) >= QUIET
-        && events
-            .iter()
-            .any(|event| settled(event) && relevant(&event.path, crate_dir))
-}
-
-/// Whether `path` is a file of the crate that a run depends on: outside
-/// `target/` and `.git/`, and not an editor's swap or backup file.
-fn relevant(path: &Path, crate_dir: &Path) -> bool {
-    let Ok(inside) = path.strip_prefix(crate_dir) else {
-        return false;
-    };
-    let mut parts = inside.components();
-    if let Some(Component::Normal(first)) = parts.clone().next()
-        && (first == "target" || first == ".git")
-    {
-        return false;
-    }
-    parts
-        .next_back()
-        .is_none_or(|last| !is_scratch_file(&last.as_os_str().to_string_lossy()))
-}
-
-/// Whether `name` is an editor's swap, backup or lock file, not the learner's code.
-fn is_scratch_file(name: &str) -> bool {
-    let swap = [".swp", ".swo", ".swx", ".swpx", ".tmp", ".bak", ".orig"];
-    name.ends_with('~')
-        || name.starts_with(".#")
-        || (name.starts_with('#') && name.ends_with('#'))
-        || name == "4913"
-        || name == ".DS_Store"
-        || name.contains("___jb_")
-        || swap.iter().any(|ext| name.ends_with(ext))
 }
 
 /// The first exercise, in the manifest's order, not passed yet.

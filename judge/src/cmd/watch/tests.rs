@@ -1,8 +1,12 @@
 //! Tests of `judge watch`: which file changes count (and when), what a
-//! typed line asks for, and which exercise is current.
+//! key or typed line asks for, the hints' levels, and which exercise is
+//! current.
 
 use super::*;
+use files::is_change;
+use notify::EventKind;
 use notify::event::{AccessKind, CreateKind, ModifyKind, RemoveKind};
+use notify_debouncer_mini::{DebouncedEvent, DebouncedEventKind};
 use std::path::PathBuf;
 
 /// A debounced change of `path` that has settled.
