@@ -1,8 +1,8 @@
 //! The chapters' figures, each drawn from the code it illustrates, so that
 //! no picture can drift from what the code does: the allocator's segments and
 //! blocks from the reference allocator's snapshots (`allocator`), and
-//! timelines from the virtual GPU's traces (`streams`, `hidden_syncs`,
-//! `overlap`, `graphs`). `cargo test` redraws every one and fails when a
+//! timelines from the virtual GPU's traces (`timing`, `streams`,
+//! `hidden_syncs`, `overlap`, `graphs`). `cargo test` redraws every one and fails when a
 //! committed SVG differs, and
 //!
 //! ```text
@@ -17,6 +17,7 @@ pub mod graphs;
 pub mod hidden_syncs;
 pub mod overlap;
 pub mod streams;
+mod timing;
 
 use gpu::{Backend, Device, DeviceOptions};
 
@@ -48,6 +49,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("allocator-fragmentation.svg", allocator::fragmentation()),
         ("allocator-record-stream.svg", allocator::record_stream()),
         ("cpu-gpu-launch-loop.svg", cpu_gpu::launch_loop()),
+        ("cpu-and-gpu-timing.svg", timing::measurement()),
         ("streams-one-stream.svg", streams::serial()),
         ("streams-copy-overlap.svg", streams::overlapped()),
         ("hidden-syncs-every-step.svg", hidden_syncs::every_step()),

@@ -17,6 +17,9 @@ pub mod ex101;
 pub mod ex102;
 pub mod ex103;
 pub mod ex104;
+pub mod ex105;
+pub mod ex106;
+pub mod ex107;
 
 #[cfg(test)]
 mod tests;
@@ -30,6 +33,9 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         102 => Some(ex102::CHECKS),
         103 => Some(ex103::CHECKS),
         104 => Some(ex104::CHECKS),
+        105 => Some(ex105::CHECKS),
+        106 => Some(ex106::CHECKS),
+        107 => Some(ex107::CHECKS),
         _ => None,
     }
 }

@@ -61,6 +61,15 @@ pub(crate) fn passes(id: u32, name: &str) {
     assert!(outcome.passed(), "`ex{id}::{name}`: {outcome:#?}");
 }
 
+/// Fails the test unless every check of suite `id` passes on the solution.
+#[track_caller]
+pub(crate) fn passes_every_check(id: u32) {
+    let suite = crate::suite(id).unwrap_or_else(|| panic!("no suite `ex{id}`"));
+    for check in suite {
+        passes(id, check.name);
+    }
+}
+
 /// The ids of the suite folders `exID/` beside this file.
 fn suite_folders() -> Vec<u32> {
     let mut ids: Vec<u32> = std::fs::read_dir(here())

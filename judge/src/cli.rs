@@ -47,10 +47,14 @@ pub(crate) enum Command {
     /// passes, every untouched starter fails, every known-wrong variant is
     /// caught with the right diagnosis.
     Verify(VerifyArgs),
-    /// Run an exercise again each time you save one of its files; when it
-    /// passes, move on to the next one not passed yet.
+    /// Run an exercise again each time you save one of its files, with keys
+    /// for what you need meanwhile; start with the first one not passed yet.
     ///
-    /// Enter runs it again at once, `q` then Enter quits.
+    /// Keys (on a terminal they act at once; from a pipe, each followed by
+    /// Enter): `h` a hint (one level more each time), `l` the exercise
+    /// table, `x` reset the exercise to its starter (after a `y`; your crate
+    /// is backed up first), `n` the next exercise in the book's order not
+    /// passed yet, `r` (or Enter) run it again now, `q` quit.
     Watch(WatchArgs),
     /// Put back the starter code of an exercise, keeping a backup of your crate.
     ///

@@ -37,6 +37,8 @@ pub(crate) struct RunSpec {
     pub(crate) suite: PathBuf,
     /// Whether the harness gets a read-only copy of the snapshots (grade mode).
     pub(crate) seal_snapshots: bool,
+    /// The seed the checks get ([`Setup::seed`]): grade mode only.
+    pub(crate) seed: Option<u64>,
     /// Where results files go.
     pub(crate) scratch: PathBuf,
 }
@@ -133,6 +135,7 @@ fn attempt(
         only,
         artifacts: spec.artifacts.clone(),
         snapshots: Some(snapshots.folder.clone()),
+        seed: spec.seed,
     };
     let checks = spec.suite.parent().unwrap_or(&spec.suite);
     let mut child = spawn(&spec.binary, &setup, checks)?;
@@ -403,6 +406,7 @@ mod tests {
             artifacts: None,
             suite: suite.to_path_buf(),
             seal_snapshots: seal,
+            seed: None,
             scratch: scratch.to_path_buf(),
         }
     }

@@ -62,6 +62,8 @@ pub(crate) struct Grading {
     pub(crate) shard: Option<Shard>,
     /// Whether every submission has been graded.
     pub(crate) complete: bool,
+    /// The seed the checks got (chosen at grading time), if any.
+    pub(crate) seed: Option<u64>,
 }
 
 /// What grading reports as it goes.
@@ -100,6 +102,7 @@ pub(crate) fn grade(
             .collect(),
         shard,
         complete: false,
+        seed: options.seed,
     };
     events(GradeEvent::Started {
         count: grading.submissions.len(),

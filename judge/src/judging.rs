@@ -28,6 +28,9 @@ pub(crate) struct Options {
     /// Whether the harness reads a read-only copy of the suite's snapshots
     /// (grade mode).
     pub(crate) seal_snapshots: bool,
+    /// The seed of checks that generate their inputs: chosen at grading
+    /// time in grade mode, `None` (the course's fixed seed) otherwise.
+    pub(crate) seed: Option<u64>,
 }
 
 /// Builds `crate_dir` (a crate of `exercise`, in the given `role`) with the
@@ -57,6 +60,7 @@ pub(crate) fn judge_crate(
         artifacts: options.artifacts.clone(),
         suite: spec.checks.parent().unwrap_or(&spec.checks).to_path_buf(),
         seal_snapshots: options.seal_snapshots,
+        seed: options.seed,
         scratch: course.scratch("runs"),
     })?;
     let stage = match run.failure {

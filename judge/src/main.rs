@@ -22,16 +22,19 @@
 //!                                   binary; make a known-wrong variant
 //!  submission  scratch  report      a student's crate and its scratch copy;
 //!                                   the report of one exercise
-//!  course  manifest  progress  role  files  text
+//!  course  manifest  progress  role  files  text  starter  book  listing
 //!                                   the course on disk, its typed manifest, the
 //!                                   learner's progress, whose crate, file
-//!                                   writes, plain text for results
+//!                                   writes, plain text for results, an
+//!                                   exercise's starter code (reset), the
+//!                                   book's chapters, the exercise table
 //! ```
 //!
 //! The test `judge/tests/cli/layers.rs` reads the imports from the sources
 //! and fails on a data module that imports a verb or the command line, on a
 //! verb that imports another, and on any import cycle.
 
+mod book;
 mod cli;
 mod cmd;
 mod compile;
@@ -41,12 +44,14 @@ mod files;
 mod gate;
 mod grading;
 mod judging;
+mod listing;
 mod manifest;
 mod prebuilt;
 mod progress;
 mod report;
 mod role;
 mod scratch;
+mod starter;
 mod submission;
 mod text;
 mod variant;

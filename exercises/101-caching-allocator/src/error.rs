@@ -26,15 +26,8 @@ pub enum AllocError {
 
 impl fmt::Display for AllocError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // TODO: write a message a person can act on (see the statement).
-        // - OutOfMemory: name the request, the reserved and the allocated
-        //   bytes, sizes written like `12 MiB`. When `reserved - allocated`
-        //   is at least the request, say how much is "reserved but
-        //   unallocated" and name fragmentation as the cause (free blocks
-        //   too small or cached for other streams; segments never merge);
-        //   otherwise say the device is full, without the word "fragment".
-        // - NotAllocated: say which address was refused and that nothing
-        //   was freed.
+        // TODO: a message a person can act on (the statement's "Out of
+        // memory" says what it must say).
         let _ = f;
         todo!("explain {self:?}")
     }

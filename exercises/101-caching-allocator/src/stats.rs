@@ -32,35 +32,3 @@ pub struct Stats {
     /// Segments returned to the driver.
     pub num_device_free: usize,
 }
-
-impl Stats {
-    /// A block of `bytes` was handed out.
-    pub(crate) fn allocate(&mut self, bytes: usize) {
-        // TODO: the block counts as allocated and as active; raise the peak.
-        todo!("count {bytes} allocated and active bytes")
-    }
-
-    /// A block of `bytes` was freed (it may still be pending).
-    pub(crate) fn unallocate(&mut self, bytes: usize) {
-        // TODO: allocated bytes drop at `free`, pending or not.
-        todo!("uncount {bytes} allocated bytes")
-    }
-
-    /// A freed block of `bytes` became reusable.
-    pub(crate) fn deactivate(&mut self, bytes: usize) {
-        // TODO: active bytes drop only when the block is really free.
-        todo!("uncount {bytes} active bytes")
-    }
-
-    /// A segment of `bytes` came from the driver.
-    pub(crate) fn reserve(&mut self, bytes: usize) {
-        // TODO: count the reserved bytes and the driver call; raise the peak.
-        todo!("count a segment of {bytes} bytes")
-    }
-
-    /// A segment of `bytes` went back to the driver.
-    pub(crate) fn unreserve(&mut self, bytes: usize) {
-        // TODO: uncount the reserved bytes; count the driver call.
-        todo!("uncount a segment of {bytes} bytes")
-    }
-}

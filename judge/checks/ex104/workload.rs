@@ -8,6 +8,7 @@
 //! and log lines are computed on the CPU from the decoder's reference step.
 
 use gpu::{Decoder, DecoderConfig, Stream};
+use judge_harness::SplitMix;
 use std::time::Duration;
 use sync_elimination::{Config, LogLine};
 
@@ -79,14 +80,14 @@ pub(crate) fn workload(decoder: &Decoder) -> Workload {
     let (ends, goes_on): (Vec<i32>, Vec<i32>) =
         every.iter().partition(|&&v| next[v as usize] == eos);
     assert!(!goes_on.is_empty(), "some token must not predict `eos`");
-    let mut rng = SplitMix(0x104);
+    let mut rng = SplitMix::new(0x104);
     let inputs: Vec<Vec<i32>> = (0..STEPS)
         .map(|t| {
             (0..BATCH)
                 .map(|r| match finish_step(r) {
-                    Some(f) if f == t => rng.pick(&ends),
-                    Some(f) if f < t => rng.pick(&every),
-                    _ => rng.pick(&goes_on),
+                    Some(f) if f == t => pick(&mut rng, &ends),
+                    Some(f) if f < t => pick(&mut rng, &every),
+                    _ => pick(&mut rng, &goes_on),
                 })
                 .collect()
         })
@@ -149,19 +150,7 @@ fn most_frequent(values: &[i32]) -> i32 {
         .map_or(0, |(v, _)| v)
 }
 
-/// A tiny deterministic generator (splitmix64): the same inputs everywhere.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn pick(&mut self, from: &[i32]) -> i32 {
-        from[(self.next() % from.len() as u64) as usize]
-    }
+/// A value of `from` drawn by `rng`.
+fn pick(rng: &mut SplitMix, from: &[i32]) -> i32 {
+    from[rng.below(from.len() as u64) as usize]
 }

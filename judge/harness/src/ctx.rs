@@ -1,5 +1,5 @@
 //! What a check may use: the judge's backend, a folder for timelines and
-//! traces, and the suite's snapshot folder.
+//! traces, the suite's snapshot folder, and the seed of generated inputs.
 
 use crate::Failure;
 use crate::protocol::Artifact;
@@ -9,12 +9,14 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 /// What a check may use: the backend to open devices on, a folder for
-/// timelines and traces, and the suite's snapshot folder.
+/// timelines and traces, the suite's snapshot folder, and the seed of
+/// generated inputs.
 #[derive(Debug)]
 pub struct Ctx {
     backend: Backend,
     artifacts: Option<PathBuf>,
     snapshots: Option<PathBuf>,
+    seed: Option<u64>,
     /// The check that runs now (the runner sets it): it names the timeline.
     check: Cell<&'static str>,
     /// The artifacts saved since they were last taken.
@@ -28,6 +30,7 @@ impl Ctx {
             backend,
             artifacts: None,
             snapshots: None,
+            seed: None,
             check: Cell::new(""),
             saved: RefCell::new(Vec::new()),
         }
@@ -44,6 +47,21 @@ impl Ctx {
     pub fn with_snapshots(mut self, dir: Option<PathBuf>) -> Self {
         self.snapshots = dir;
         self
+    }
+
+    /// The seed the judge chose for this run ([`Setup::seed`](crate::Setup::seed)),
+    /// if any: in grade mode only.
+    pub fn with_seed(mut self, seed: Option<u64>) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The seed of checks that generate their inputs (programs, workloads):
+    /// the one the judge chose at grading time, else the course's fixed
+    /// [`COURSE_SEED`](crate::COURSE_SEED), so that `judge run` shows every
+    /// learner the same inputs.
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or(crate::COURSE_SEED)
     }
 
     /// The backend the judge asked for.

@@ -24,11 +24,19 @@
 mod ctx;
 mod macros;
 pub mod protocol;
+mod rng;
 mod runner;
 
 pub use ctx::Ctx;
 pub use protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
+pub use rng::SplitMix;
 pub use runner::{main, run_check};
+
+/// The course's fixed seed: what [`Ctx::seed`] is outside grade mode, so
+/// that a check that generates its inputs shows every learner the same ones
+/// with `judge run`. In grade mode the judge chooses another seed at grading
+/// time ([`Setup::seed`]).
+pub const COURSE_SEED: u64 = 0x5eed_2026;
 
 #[doc(hidden)]
 pub use insta;
@@ -140,7 +148,14 @@ pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(
 
 #[cfg(test)]
 mod tests {
-    use super::median;
+    use super::{COURSE_SEED, Ctx, median};
+
+    #[test]
+    fn the_seed_is_the_judges_else_the_courses() {
+        let ctx = Ctx::new(gpu::Backend::Virtual);
+        assert_eq!(ctx.seed(), COURSE_SEED);
+        assert_eq!(ctx.with_seed(Some(7)).seed(), 7);
+    }
 
     #[test]
     fn median_is_the_middle_sample_whatever_the_order() {

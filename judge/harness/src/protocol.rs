@@ -29,6 +29,12 @@ pub struct Setup {
     /// The suite's snapshot folder, which snapshot assertions compare
     /// against (they never write it: see the judge's environment).
     pub snapshots: Option<PathBuf>,
+    /// The seed of checks that generate their inputs ([`Ctx::seed`](crate::Ctx::seed)):
+    /// set by the judge in grade mode only, chosen at grading time, so that
+    /// no table of answers made with the course's fixed seed
+    /// ([`COURSE_SEED`](crate::COURSE_SEED)) passes. Absent in the JSON is `None`.
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 /// A file a check saved for the learner.
@@ -206,10 +212,27 @@ mod tests {
         };
         let setup: Setup = serde_json::from_str(&line("virtual")).unwrap();
         assert_eq!(setup.backend, gpu::Backend::Virtual);
+        assert_eq!(setup.seed, None, "no seed outside grade mode");
         for typo in ["virtaul", "metal", ""] {
             let err = serde_json::from_str::<Setup>(&line(typo)).unwrap_err();
             assert!(err.to_string().contains("unknown variant"), "{typo}: {err}");
         }
+    }
+
+    #[test]
+    fn a_seed_travels_in_the_setup_line() {
+        let setup = Setup {
+            nonce: "n".into(),
+            results: "/r".into(),
+            backend: gpu::Backend::Virtual,
+            only: None,
+            artifacts: None,
+            snapshots: None,
+            seed: Some(42),
+        };
+        let line = serde_json::to_string(&setup).unwrap();
+        assert!(line.contains(r#""seed":42"#), "{line}");
+        assert_eq!(serde_json::from_str::<Setup>(&line).unwrap(), setup);
     }
 
     #[test]

@@ -49,9 +49,7 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
         .append(true)
         .open(&setup.results)?;
     let backend = setup.backend;
-    let ctx = Ctx::new(backend)
-        .with_artifacts(setup.artifacts.clone())
-        .with_snapshots(setup.snapshots.clone());
+    let ctx = context(setup);
     let nonce = setup.nonce.clone();
     let checks = suite.iter().map(info).collect();
     let backend_name = resolved_backend(backend);
@@ -100,6 +98,15 @@ fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
         )?;
     }
     emit(&mut out, &nonce, &Event::Done { tag: String::new() })
+}
+
+/// The context the setup asks for: its backend, artifacts folder,
+/// snapshot folder and seed.
+fn context(setup: &Setup) -> Ctx {
+    Ctx::new(setup.backend)
+        .with_artifacts(setup.artifacts.clone())
+        .with_snapshots(setup.snapshots.clone())
+        .with_seed(setup.seed)
 }
 
 /// The backend the checks' devices will use, as `gpu::Backend::resolve`
@@ -195,4 +202,25 @@ fn emit(out: &mut File, key: &str, event: &Event) -> std::io::Result<()> {
     line.push('\n');
     out.write_all(line.as_bytes())?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checks_see_the_seed_of_the_setup() {
+        let mut setup = Setup {
+            nonce: "n".into(),
+            results: "/r".into(),
+            backend: Backend::Virtual,
+            only: None,
+            artifacts: None,
+            snapshots: None,
+            seed: None,
+        };
+        assert_eq!(context(&setup).seed(), crate::COURSE_SEED);
+        setup.seed = Some(0xdead);
+        assert_eq!(context(&setup).seed(), 0xdead);
+    }
 }

@@ -24,6 +24,7 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         // times every operation with events (see `Ctx::device`).
         artifacts: (args.timeline.is_some() || args.trace.is_some()).then(|| artifacts.clone()),
         seal_snapshots: false,
+        seed: None,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;
     render(&report, &mut anstream::stdout())?;

@@ -31,6 +31,7 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
         progress: false,
         artifacts: None,
         seal_snapshots: false,
+        seed: None,
     };
     let wanted = |e: &&Exercise| chosen.is_empty() || chosen.contains(&e.id);
     if layout.iter().all(|f| f.ok) {

@@ -1,29 +1,39 @@
 //! `judge watch [ID]`: runs the current exercise again each time one of its
-//! files is saved, and moves on to the next one not passed when it passes.
+//! files is saved, and offers the actions a learner wants without leaving
+//! it: a hint, the exercise table, a reset, the next exercise, quitting.
 //!
-//! The current exercise is the one asked for, else the first one the
-//! progress file does not list as passed. A file watcher (`notify`, through
-//! `notify-debouncer-mini`) on the exercise's crate feeds changes in: a
-//! file's change comes once the file has been quiet for [`QUIET`] (editors
-//! save in bursts), and changes under `target/`, to editor swap files, or
-//! made before the last run began do not count. Lines typed on stdin count
-//! too: Enter runs again, `q` quits. Where the watcher cannot start (or with
-//! `--manual`) the keyboard is the only trigger. Each run is `judge run ID`.
+//! The current exercise is the one asked for, else the first one, in the
+//! manifest's order (the book's), that the progress file does not list as
+//! passed. A file watcher (`notify`, through `notify-debouncer-mini`) on the
+//! exercise's crate feeds changes in: a file's change comes once the file
+//! has been quiet for [`QUIET`] (editors save in bursts), and changes under
+//! `target/`, to editor swap files, or made before the last run began do
+//! not count. Keys come from stdin ([`keys`]): single keys on a terminal, as
+//! in rustlings' watch mode, or lines from a pipe. When the exercise passes,
+//! `n` moves on to the next one not passed yet (as rustlings 6 does, the
+//! learner moves on; the judge does not jump away from a passing crate).
+//! Where the watcher cannot start (or with `--manual`) the keyboard is the
+//! only trigger. Each run is `judge run ID`.
+
+mod files;
+mod keys;
 
 use crate::cli::WatchArgs;
 use crate::course::Course;
 use crate::exit;
 use crate::judging::{Options, judge_learner};
+use crate::listing;
+use crate::manifest::Exercise;
 use crate::progress::{self, Status};
 use crate::report::render;
+use crate::starter;
 use anyhow::Result;
-use notify::{EventHandler, EventKind, RecommendedWatcher, RecursiveMode, Watcher, WatcherKind};
-use notify_debouncer_mini::{
-    DebounceEventResult, DebouncedEvent, DebouncedEventKind, Debouncer, new_debouncer_opt,
-};
+use files::{counts, start_watcher};
+use keys::{Action, Key, SingleKeys, action};
+use notify_debouncer_mini::DebounceEventResult;
 use std::collections::BTreeMap;
-use std::io::{BufRead, IsTerminal, Write};
-use std::path::{Component, Path};
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -36,47 +46,19 @@ enum Signal {
     /// The file watcher's changes, each once its file had been quiet for
     /// [`QUIET`], and when they arrived.
     Files(Instant, DebounceEventResult),
-    /// A line typed on stdin.
-    Line(String),
+    /// A key (or a line's first letter).
+    Key(Key),
     /// Stdin ended.
     Closed,
 }
 
-/// What waiting ended with.
+/// How watching one exercise ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Next {
-    /// Run the exercise again.
-    Run,
-    /// Leave watch mode.
+enum Leave {
+    /// On to the next exercise.
+    Next,
+    /// Out of watch mode.
     Quit,
-}
-
-/// The recommended watcher, passing on only the events that change files
-/// (see [`is_change`]): cargo opening the crate's files to build it must not
-/// start a run.
-struct ChangesOnly(RecommendedWatcher);
-
-impl Watcher for ChangesOnly {
-    fn new<F: EventHandler>(mut handler: F, config: notify::Config) -> notify::Result<Self> {
-        let changes_only = move |event: notify::Result<notify::Event>| {
-            if event.as_ref().map_or(true, |event| is_change(&event.kind)) {
-                handler.handle_event(event);
-            }
-        };
-        RecommendedWatcher::new(changes_only, config).map(Self)
-    }
-
-    fn watch(&mut self, path: &Path, mode: RecursiveMode) -> notify::Result<()> {
-        self.0.watch(path, mode)
-    }
-
-    fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
-        self.0.unwatch(path)
-    }
-
-    fn kind() -> WatcherKind {
-        RecommendedWatcher::kind()
-    }
 }
 
 /// Watches exercises until the learner quits or every exercise has passed.
@@ -91,46 +73,148 @@ pub(crate) fn watch(root: Option<&Path>, args: &WatchArgs) -> Result<u8> {
         println!("every exercise has passed; `judge watch ID` works on one again");
         return Ok(exit::OK);
     };
+    let single = SingleKeys::enable();
     let (send, receive) = channel();
-    spawn_stdin_reader(send.clone());
-    while until_passed(&course, args, current, &send, &receive)? {
+    keys::spawn_reader(send.clone(), single.on());
+    let session = Session {
+        course: &course,
+        args,
+        send: &send,
+        receive: &receive,
+        single: single.on(),
+    };
+    while session.exercise(current)? == Leave::Next {
         let statuses = progress::load(&course);
         let Some(next) = next_unpassed(&order, &statuses, current) else {
-            println!("\nexercise {current} passed, and with it every exercise: well done!");
+            println!("\nevery exercise has passed: well done!");
             return Ok(exit::OK);
         };
-        println!("\nexercise {current} passed; on to exercise {next}\n");
+        println!("\non to exercise {next}\n");
         current = next;
     }
     Ok(exit::OK)
 }
 
-/// Runs exercise `id`, then again after each change, until it passes
-/// (`true`) or the learner quits (`false`).
-fn until_passed(
-    course: &Course,
-    args: &WatchArgs,
-    id: u32,
-    send: &Sender<Signal>,
-    receive: &Receiver<Signal>,
-) -> Result<bool> {
-    let crate_dir = course.exercise_dir(course.manifest.get(&id.to_string())?);
-    let watcher = match args.manual {
-        true => None,
-        false => start_watcher(&crate_dir, send.clone()),
-    };
-    let mut clear = false;
-    loop {
-        let ran = Instant::now();
-        if run_once(course, args, id, clear)? {
-            return Ok(true);
-        }
-        print_help(&crate_dir, &course.root, watcher.is_some());
-        match wait(receive, &crate_dir, watcher.is_none(), ran) {
-            Next::Run => clear = true,
-            Next::Quit => return Ok(false),
+/// What watching needs, whichever the exercise.
+struct Session<'a> {
+    course: &'a Course,
+    args: &'a WatchArgs,
+    send: &'a Sender<Signal>,
+    receive: &'a Receiver<Signal>,
+    /// Whether keys act at once (a terminal) or with Enter (lines).
+    single: bool,
+}
+
+impl Session<'_> {
+    /// Watches exercise `id`: runs it, then again after each change, and
+    /// acts on the keys until the learner moves on or quits.
+    fn exercise(&self, id: u32) -> Result<Leave> {
+        let exercise = self.course.manifest.get(&id.to_string())?.clone();
+        let crate_dir = self.course.exercise_dir(&exercise);
+        let watcher = match self.args.manual {
+            true => None,
+            false => start_watcher(&crate_dir, self.send.clone()),
+        };
+        let (mut clear, mut hints) = (false, 0);
+        loop {
+            let ran = Instant::now();
+            let passed = run_once(self.course, self.args, id, clear)?;
+            self.help(&exercise, passed, watcher.is_some());
+            loop {
+                match wait(self.receive, &crate_dir, watcher.is_none(), ran) {
+                    Action::Run => break,
+                    Action::Hint => hints = show_hint(&exercise, hints),
+                    Action::List => self.list(id)?,
+                    Action::Reset if self.confirm_reset(&exercise)? => break,
+                    Action::Reset => println!("not reset"),
+                    Action::Next => return Ok(Leave::Next),
+                    Action::Quit => return Ok(Leave::Quit),
+                }
+            }
+            clear = true;
         }
     }
+
+    /// The lines under each report: what happens next, and the keys.
+    fn help(&self, exercise: &Exercise, passed: bool, watching: bool) {
+        let root = &self.course.root;
+        let crate_dir = self.course.exercise_dir(exercise);
+        let shown = crate_dir.strip_prefix(root).unwrap_or(&crate_dir).display();
+        let order: Vec<u32> = self
+            .course
+            .manifest
+            .exercises
+            .iter()
+            .map(|e| e.id)
+            .collect();
+        let next = next_unpassed(&order, &progress::load(self.course), exercise.id);
+        if passed {
+            let then = match next {
+                Some(next) => format!("`n` moves on to exercise {next}"),
+                None => "every exercise has passed: `q` quits".into(),
+            };
+            println!("\nexercise {} passed: {then}", exercise.id);
+        }
+        match watching {
+            true => println!("\nwatching {shown}: save a file to run it again"),
+            false => println!("\nedit {shown}, then press `r` to run it again"),
+        }
+        let enter = if self.single {
+            ""
+        } else {
+            " (each followed by Enter)"
+        };
+        println!("  {}{enter}", keys::KEYS);
+    }
+
+    /// Prints the exercise table, `id` marked.
+    fn list(&self, id: u32) -> Result<()> {
+        let statuses = progress::load(self.course);
+        println!();
+        listing::write(self.course, &statuses, Some(id), &mut anstream::stdout())?;
+        println!("  {}", keys::KEYS);
+        Ok(())
+    }
+
+    /// Asks whether to reset `exercise`, and does it on a `y`: whether it did.
+    fn confirm_reset(&self, exercise: &Exercise) -> Result<bool> {
+        println!(
+            "reset exercise {} to its starter code? your crate is backed up first [y/N]",
+            exercise.id
+        );
+        let yes = loop {
+            match self.receive.recv() {
+                Ok(Signal::Key(key)) => break key == Key::Char('y'),
+                Ok(Signal::Files(..)) => {}
+                Ok(Signal::Closed) | Err(_) => break false,
+            }
+        };
+        if !yes {
+            return Ok(false);
+        }
+        match starter::reset(self.course, exercise) {
+            Ok(done) => done.lines().iter().for_each(|line| println!("{line}")),
+            Err(err) => eprintln!("error: {err:#}"),
+        }
+        Ok(true)
+    }
+}
+
+/// Prints hint `shown + 1` of `exercise` (the last one again once all are
+/// shown); returns how many have been shown.
+fn show_hint(exercise: &Exercise, shown: usize) -> usize {
+    let count = exercise.hints.len();
+    if count == 0 {
+        return 0;
+    }
+    let level = (shown + 1).min(count);
+    if let Some(hint) = exercise.hints.get(level - 1) {
+        println!("\nhint {level} of {count}: {hint}");
+    }
+    if level < count {
+        println!("(`h` again for hint {})", level + 1);
+    }
+    level
 }
 
 /// Runs exercise `id` as `judge run ID` does; whether it passed. An error
@@ -164,153 +248,40 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
     }
 }
 
-/// The line under each report that says what happens next.
-fn print_help(crate_dir: &Path, root: &Path, watching: bool) {
-    let shown = crate_dir.strip_prefix(root).unwrap_or(crate_dir).display();
-    match watching {
-        true => println!(
-            "\nwatching {shown}: save a file to run again; Enter runs now, q + Enter quits"
-        ),
-        false => println!("\nedit {shown}, then press Enter to run again; q + Enter quits"),
-    }
-}
-
-/// Starts watching `crate_dir`; `None` (after saying why) when it cannot.
-fn start_watcher(crate_dir: &Path, send: Sender<Signal>) -> Option<Debouncer<ChangesOnly>> {
-    // Not in batches: each change then comes `QUIET` after it was made,
-    // which is what `counts` expects.
-    let config = notify_debouncer_mini::Config::default()
-        .with_timeout(QUIET)
-        .with_batch_mode(false);
-    let handler = move |result: DebounceEventResult| {
-        let _ = send.send(Signal::Files(Instant::now(), result));
-    };
-    let started = new_debouncer_opt::<_, ChangesOnly>(config, handler).and_then(|mut debouncer| {
-        let watching = debouncer
-            .watcher()
-            .watch(crate_dir, RecursiveMode::Recursive);
-        watching.map(|()| debouncer)
-    });
-    match started {
-        Ok(watcher) => Some(watcher),
-        Err(err) => {
-            eprintln!(
-                "note: cannot watch `{}` for changes ({err}); switching to manual mode",
-                crate_dir.display()
-            );
-            None
-        }
-    }
-}
-
-/// Reads stdin lines into the channel, on a thread of its own.
-fn spawn_stdin_reader(send: Sender<Signal>) {
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let Ok(line) = line else { break };
-            if send.send(Signal::Line(line)).is_err() {
-                return;
-            }
-        }
-        let _ = send.send(Signal::Closed);
-    });
-}
-
-/// Waits for the next reason to run (a change to the crate's files made
-/// after the run that began at `ran` began, or Enter) or to quit (`q`, or
-/// stdin ending in manual mode).
-fn wait(receive: &Receiver<Signal>, crate_dir: &Path, manual: bool, ran: Instant) -> Next {
+/// Waits for the next action: a run (after a change to the crate's files
+/// made after the run that began at `ran` began, or a key), or what a key
+/// asks for; stdin ending quits in manual mode.
+fn wait(receive: &Receiver<Signal>, crate_dir: &Path, manual: bool, ran: Instant) -> Action {
     let mut changed = false;
-    // Lines typed while the exercise ran are dropped (but `q` still quits);
+    // Keys pressed while the exercise ran are dropped (but `q` still quits);
     // files saved meanwhile count.
     for signal in receive.try_iter() {
         match signal {
             Signal::Files(at, Ok(events)) => changed |= counts(&events, crate_dir, at, ran),
-            Signal::Line(line) if command(&line) == Some(Next::Quit) => return Next::Quit,
-            Signal::Closed if manual => return Next::Quit,
+            Signal::Key(key) if action(key) == Some(Action::Quit) => return Action::Quit,
+            Signal::Closed if manual => return Action::Quit,
             _ => {}
         }
     }
     if changed {
-        return Next::Run;
+        return Action::Run;
     }
     loop {
         match receive.recv().ok() {
-            None => return Next::Quit,
+            None => return Action::Quit,
             Some(Signal::Files(at, Ok(events))) if counts(&events, crate_dir, at, ran) => {
-                return Next::Run;
+                return Action::Run;
             }
             Some(Signal::Files(_, Ok(_))) => {}
             Some(Signal::Files(_, Err(err))) => eprintln!("note: the file watcher says: {err}"),
-            Some(Signal::Line(line)) => match command(&line) {
+            Some(Signal::Key(key)) => match action(key) {
                 Some(next) => return next,
-                None => println!("type Enter to run again, or q then Enter to quit"),
+                None => println!("  {}", keys::KEYS),
             },
-            Some(Signal::Closed) if manual => return Next::Quit,
+            Some(Signal::Closed) if manual => return Action::Quit,
             Some(Signal::Closed) => {}
         }
     }
-}
-
-/// What a typed line asks for: Enter runs, `q` quits, anything else is unknown.
-fn command(line: &str) -> Option<Next> {
-    match line.trim().to_ascii_lowercase().as_str() {
-        "" | "r" => Some(Next::Run),
-        "q" | "quit" | "exit" => Some(Next::Quit),
-        _ => None,
-    }
-}
-
-/// Whether an event of `kind` changes files: they are created, written,
-/// renamed or removed (not merely opened or read).
-fn is_change(kind: &EventKind) -> bool {
-    matches!(
-        kind,
-        EventKind::Any | EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
-    )
-}
-
-/// Whether the debounced `events` that arrived `at` ask for a run: a file
-/// of the crate in `crate_dir` (see [`relevant`]) has stopped changing, and
-/// it changed after the run that began at `ran` began. A change arrives
-/// [`QUIET`] after it was made, so one that arrives sooner was made before
-/// that run, which saw it (an editor saving several files at once has their
-/// changes arrive a few milliseconds apart).
-fn counts(events: &[DebouncedEvent], crate_dir: &Path, at: Instant, ran: Instant) -> bool {
-    let settled = |event: &DebouncedEvent| event.kind == DebouncedEventKind::Any;
-    at.saturating_duration_since(ran) >= QUIET
-        && events
-            .iter()
-            .any(|event| settled(event) && relevant(&event.path, crate_dir))
-}
-
-/// Whether `path` is a file of the crate that a run depends on: outside
-/// `target/` and `.git/`, and not an editor's swap or backup file.
-fn relevant(path: &Path, crate_dir: &Path) -> bool {
-    let Ok(inside) = path.strip_prefix(crate_dir) else {
-        return false;
-    };
-    let mut parts = inside.components();
-    if let Some(Component::Normal(first)) = parts.clone().next()
-        && (first == "target" || first == ".git")
-    {
-        return false;
-    }
-    parts
-        .next_back()
-        .is_none_or(|last| !is_scratch_file(&last.as_os_str().to_string_lossy()))
-}
-
-/// Whether `name` is an editor's swap, backup or lock file, not the learner's code.
-fn is_scratch_file(name: &str) -> bool {
-    let swap = [".swp", ".swo", ".swx", ".swpx", ".tmp", ".bak", ".orig"];
-    name.ends_with('~')
-        || name.starts_with(".#")
-        || (name.starts_with('#') && name.ends_with('#'))
-        || name == "4913"
-        || name == ".DS_Store"
-        || name.contains("___jb_")
-        || swap.iter().any(|ext| name.ends_with(ext))
 }
 
 /// The first exercise, in the manifest's order, not passed yet.

@@ -1,8 +1,11 @@
 //! The manifest and the folders agree: every exercise has its crate, its
 //! solution (file for file the same layout) and its check suite, and every
-//! folder is in the manifest.
+//! folder is in the manifest. And the manifest follows the book: its
+//! exercises in the order of their chapters in `chapters/SUMMARY.md`, the
+//! easiest first within a chapter.
 
 use super::Finding;
+use crate::book;
 use crate::course::{Course, missing_suite};
 use crate::manifest::Exercise;
 use std::collections::BTreeSet;
@@ -17,6 +20,7 @@ pub(super) fn check(course: &Course) -> Vec<Finding> {
     for top in ["exercises", "solutions"] {
         problems.extend(unlisted(course, top));
     }
+    problems.extend(out_of_order(course));
     if problems.is_empty() {
         return vec![Finding {
             ok: true,
@@ -116,4 +120,40 @@ fn unlisted(course: &Course, top: &str) -> Vec<String> {
         .filter(|name| !known.contains(name))
         .map(|name| format!("`{top}/{name}` is not in the manifest `exercises/info.toml`"))
         .collect()
+}
+
+/// Where the manifest leaves the book's order: an exercise of a chapter the
+/// book does not number, one listed before an exercise of an earlier
+/// chapter, or one harder than the exercise after it in the same chapter.
+/// (A course without `chapters/SUMMARY.md` has no order to follow.)
+fn out_of_order(course: &Course) -> Vec<String> {
+    let chapters = book::chapters(&course.root);
+    if chapters.is_empty() {
+        return Vec::new();
+    }
+    let mut problems = Vec::new();
+    let mut placed = Vec::new();
+    for e in &course.manifest.exercises {
+        match book::find(&chapters, &e.chapter) {
+            Some(c) => placed.push((c.number, e.difficulty, e)),
+            None => problems.push(format!(
+                "{}: its chapter `{}` is not a numbered chapter of `chapters/SUMMARY.md`",
+                e.id, e.chapter
+            )),
+        }
+    }
+    for pair in placed.windows(2) {
+        let ((c1, d1, a), (c2, d2, b)) = (pair[0], pair[1]);
+        if (c1, d1) > (c2, d2) {
+            let why = match c1 > c2 {
+                true => format!("chapter {c1} before chapter {c2}"),
+                false => format!("difficulty {d1} before {d2} in chapter {c1}"),
+            };
+            problems.push(format!(
+                "the manifest lists {} before {} ({why}): list the exercises in the book's order, the easiest first within a chapter",
+                a.id, b.id
+            ));
+        }
+    }
+    problems
 }

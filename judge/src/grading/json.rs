@@ -6,6 +6,7 @@
 //!   "judge": "0.1.0",               the judge's version
 //!   "complete": false,              true once every submission is graded
 //!   "shard": "2/4" | null,          the shard of the class graded here
+//!   "seed": 1234 | null,            the seed of generated inputs, chosen at grading time
 //!   "submissions": [{
 //!     "name": "ada",                the submission folder's name
 //!     "path": "/abs/class/ada",
@@ -48,6 +49,7 @@ struct Document<'a> {
     judge: &'static str,
     complete: bool,
     shard: Option<String>,
+    seed: Option<u64>,
     submissions: Vec<SubmissionJson<'a>>,
 }
 
@@ -103,6 +105,7 @@ pub(crate) fn render(grading: &Grading) -> String {
         judge: env!("CARGO_PKG_VERSION"),
         complete: grading.complete,
         shard: grading.shard.map(|s| s.to_string()),
+        seed: grading.seed,
         submissions: grading.submissions.iter().map(submission).collect(),
     };
     let mut text = serde_json::to_string_pretty(&document).expect("results serialize");

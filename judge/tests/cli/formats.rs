@@ -30,7 +30,7 @@ pub(crate) fn read_json(file: &Path) -> Value {
 /// `--format json`: the documented keys at every level.
 #[track_caller]
 pub(crate) fn json_shape(results: &Value) {
-    assert_keys(results, "format judge complete shard submissions");
+    assert_keys(results, "format judge complete shard seed submissions");
     for submission in results["submissions"].as_array().unwrap() {
         assert_keys(
             submission,

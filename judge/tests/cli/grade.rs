@@ -40,6 +40,11 @@ fn every_format_has_its_documented_field_names() {
         (results["complete"].as_bool(), results["shard"].as_str()),
         (Some(true), None)
     );
+    assert!(
+        results["seed"].is_u64(),
+        "grade mode chooses the seed of generated inputs and records it: {}",
+        results["seed"]
+    );
     let exercises = results["submissions"][0]["exercises"].as_array().unwrap();
     let statuses: Vec<&str> = exercises
         .iter()

@@ -1,8 +1,12 @@
 //! Tests of `judge watch`: which file changes count (and when), what a
-//! typed line asks for, and which exercise is current.
+//! key or typed line asks for, the hints' levels, and which exercise is
+//! current.
 
 use super::*;
+use files::is_change;
+use notify::EventKind;
 use notify::event::{AccessKind, CreateKind, ModifyKind, RemoveKind};
+use notify_debouncer_mini::{DebouncedEvent, DebouncedEventKind};
 use std::path::PathBuf;
 
 /// A debounced change of `path` that has settled.
@@ -79,12 +83,42 @@ fn a_change_counts_once_settled_and_made_after_the_run_began() {
 }
 
 #[test]
-fn typed_lines_run_or_quit() {
-    assert_eq!(command(""), Some(Next::Run));
-    assert_eq!(command("  \r"), Some(Next::Run));
-    assert_eq!(command("q"), Some(Next::Quit));
-    assert_eq!(command("Quit"), Some(Next::Quit));
-    assert_eq!(command("hello"), None);
+fn keys_and_typed_lines_ask_for_the_actions() {
+    use keys::line_key;
+    let typed = |line: &str| action(line_key(line));
+    assert_eq!(typed(""), Some(Action::Run));
+    assert_eq!(typed("  \r"), Some(Action::Run));
+    assert_eq!(typed("r"), Some(Action::Run));
+    assert_eq!(typed("h"), Some(Action::Hint));
+    assert_eq!(typed("l"), Some(Action::List));
+    assert_eq!(typed("x"), Some(Action::Reset));
+    assert_eq!(typed("n"), Some(Action::Next));
+    assert_eq!(typed("q"), Some(Action::Quit));
+    assert_eq!(typed("Quit"), Some(Action::Quit));
+    assert_eq!(typed("exit"), Some(Action::Quit));
+    assert_eq!(
+        typed("H"),
+        Some(Action::Hint),
+        "a line's first letter, any case"
+    );
+    assert_eq!(typed("zebra"), None);
+    assert_eq!(action(Key::Enter), Some(Action::Run));
+    assert_eq!(
+        action(Key::Char('y')),
+        None,
+        "`y` only answers a reset's question"
+    );
+}
+
+#[test]
+fn hints_come_one_level_more_each_time_then_the_last_again() {
+    let exercise: Exercise = toml::from_str(
+        "id = 7\nslug = \"s\"\ntitle = \"t\"\nchapter = \"c.md\"\ndifficulty = 1\npoints = 1\ntimeout_s = 1\nlib = \"l\"\nhints = [\"a\", \"b\"]\n",
+    )
+    .unwrap();
+    assert_eq!(show_hint(&exercise, 0), 1);
+    assert_eq!(show_hint(&exercise, 1), 2);
+    assert_eq!(show_hint(&exercise, 2), 2, "the last one again");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Tests of `judge reset`: the UTC stamp and how a `git status` listing
+//! Tests of the starter (`judge reset`): the UTC stamp and how a `git status` listing
 //! says what a reset writes and removes (the git side is tested in
 //! `tests/cli/reset.rs`).
 

@@ -1,0 +1,83 @@
+//! The median against the GPU time the judge knows, and the throughput at
+//! the median.
+
+use super::workload::{COLD, HOST, RUN, SLOW, WORK, close, measured, ms};
+use judge_harness::{Ctx, Failure, median};
+
+/// Where the rules are.
+const SECTION: &str = "see cpu-and-gpu.md#timing-gpu-work";
+
+pub(super) fn the_median_is_the_gpu_time(ctx: &Ctx) -> Result<(), Failure> {
+    let timing = measured(ctx)?.timing;
+    let (reported, truth) = (timing.median_ms, ms(RUN));
+    if close(reported, truth) {
+        return Ok(());
+    }
+    let samples = &timing.samples_ms;
+    let mean = samples.iter().sum::<f64>() / samples.len().max(1) as f64;
+    let spread = samples.iter().copied().fold(0.0, f64::max)
+        - samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let why = if samples.len() > 1 && close(reported, mean) && spread > reported * 0.01 {
+        let cold = samples.iter().any(|&s| close(s, ms(COLD)));
+        let by = match cold {
+            true => format!(
+                "the first call ({:.1} ms, a cold start, was timed)",
+                ms(COLD)
+            ),
+            false => format!("the slow run ({:.1} ms)", ms(SLOW)),
+        };
+        format!(
+            "{reported:.3} ms is the mean of your samples, not their median: the mean is dragged by {by}; the median is the middle sample once sorted"
+        )
+    } else if (reported - ms(HOST)).abs() <= ms(HOST) * 0.25 {
+        format!(
+            "a CPU clock measured the submission: {reported:.3} ms is about the CPU time of a run (its launch and its {:.1} ms of CPU work), not the GPU's time",
+            ms(HOST)
+        )
+    } else if close(median(samples), truth) {
+        format!(
+            "your samples' median is {:.3} ms, but `median_ms` says {reported:.3} ms",
+            median(samples)
+        )
+    } else {
+        format!(
+            "every run but one took the GPU {truth:.3} ms; the samples say otherwise (the check of the samples names why)"
+        )
+    };
+    Err(Failure::new(
+        format!("a median within 2% of the GPU time of a run, {truth:.3} ms"),
+        format!("{reported:.3} ms"),
+    )
+    .detail(format!("{why}; {SECTION}")))
+}
+
+pub(super) fn throughput_is_the_work_over_the_median(ctx: &Ctx) -> Result<(), Failure> {
+    let timing = measured(ctx)?.timing;
+    let operations = 2.0 * (WORK.m * WORK.n * WORK.k) as f64;
+    let seconds = timing.median_ms / 1e3;
+    let expected = operations / seconds;
+    if seconds > 0.0 && close(timing.flops_per_s, expected) {
+        return Ok(());
+    }
+    let ratio = timing.flops_per_s / expected;
+    let near = |r: f64| (ratio / r - 1.0).abs() <= 0.02;
+    let why = if near(0.5) {
+        "m·n·k operations: each term of a dot product is a multiply and an add, two floating-point operations, so a matmul is 2·m·n·k".into()
+    } else if near(1e-3) {
+        "operations per millisecond: `median_ms` is in milliseconds, a rate is per second".into()
+    } else if near(0.5e-3) {
+        "m·n·k operations per millisecond: a matmul is 2·m·n·k floating-point operations (a multiply and an add per term), and a rate is per second, while `median_ms` is in milliseconds".into()
+    } else if near(1e3) || near(2e3) {
+        "the rate of a time in seconds read as milliseconds: divide the operations by the median in seconds".into()
+    } else {
+        format!("{ratio:.4} times the right rate: divide 2·m·n·k by the median in seconds")
+    };
+    Err(Failure::new(
+        format!(
+            "2·m·n·k = {operations:.3e} floating-point operations over your median ({:.3} ms): {expected:.3e} FLOP/s",
+            timing.median_ms
+        ),
+        format!("{:.3e} FLOP/s", timing.flops_per_s),
+    )
+    .detail(format!("{why}; {SECTION}")))
+}

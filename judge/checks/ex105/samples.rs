@@ -1,0 +1,134 @@
+//! The warm-up and the samples: one per timed run, each the GPU time of its
+//! run, told apart from the ways a measurement goes wrong.
+
+use super::workload::{COLD, HOST, Measured, PLAN, close, measured, ms, timed_truth_ms, truth_ms};
+use judge_harness::{Ctx, Failure};
+
+/// Where the rules are.
+const SECTION: &str = "see cpu-and-gpu.md#timing-gpu-work";
+
+pub(super) fn warms_up_first(ctx: &Ctx) -> Result<(), Failure> {
+    let measurement = measured(ctx)?;
+    let (calls, expected) = (measurement.calls.len(), PLAN.warmup + PLAN.reps);
+    if calls != expected {
+        let what = match calls {
+            n if n == PLAN.reps => "the timed runs only: no warm-up".to_string(),
+            n if n < expected => "fewer runs than the plan asks for".to_string(),
+            _ => "more runs than the plan asks for".to_string(),
+        };
+        return Err(Failure::new(
+            format!(
+                "{} untimed runs of the workload, then {} timed ones: {expected} calls",
+                PLAN.warmup, PLAN.reps
+            ),
+            format!("{calls} calls, {what}"),
+        )
+        .detail(format!(
+            "the first runs of a program pay one-time costs (module loading, the allocator's first segments); warm up first: run the workload `plan.warmup` times before timing anything; {SECTION}"
+        )));
+    }
+    let samples = &measurement.timing.samples_ms;
+    if let Some(i) = samples.iter().position(|&s| close(s, ms(COLD))) {
+        return Err(Failure::new(
+            format!("no sample of the cold first call ({:.1} ms)", ms(COLD)),
+            format!(
+                "sample {i} is {:.3} ms: the first call of all was timed",
+                samples[i]
+            ),
+        )
+        .detail(format!(
+            "warm up first: the `plan.warmup` runs come before the first timed run and are not timed; {SECTION}"
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn each_run_is_one_sample(ctx: &Ctx) -> Result<(), Failure> {
+    let measurement = measured(ctx)?;
+    ctx.save_timeline(&measurement.device);
+    let truth = timed_truth_ms();
+    let samples = &measurement.timing.samples_ms;
+    let expected = format!(
+        "{} samples, one per timed run, each within 2% of its run's GPU time ({})",
+        PLAN.reps,
+        list(&truth)
+    );
+    if samples.len() != PLAN.reps {
+        let why = match samples.len() {
+            1 => {
+                "one time for every run together: a median needs one sample per run (record a pair of events per run)"
+            }
+            _ => "each timed run gives exactly one sample, in the order they ran",
+        };
+        return Err(Failure::new(expected, format!("{} samples", samples.len()))
+            .detail(format!("{why}; {SECTION}")));
+    }
+    let Some(i) = (0..truth.len()).find(|&i| !close(samples[i], truth[i])) else {
+        return Ok(());
+    };
+    let actual = format!(
+        "sample {i} is {:.3} ms where the GPU spent {:.3} ms on that run ({})",
+        samples[i],
+        truth[i],
+        list(samples)
+    );
+    Err(Failure::new(expected, actual).detail(format!("{}; {SECTION}", why(&measurement, i))))
+}
+
+/// Why sample `i` is not its run's GPU time, as far as the numbers tell.
+fn why(measurement: &Measured, i: usize) -> String {
+    let samples = &measurement.timing.samples_ms;
+    let truth = timed_truth_ms();
+    let sample = samples[i];
+    if let Some(cpu) = cpu_ms(measurement, PLAN.warmup + i)
+        && (sample - cpu).abs() <= cpu * 0.25
+    {
+        return format!(
+            "a CPU clock measured the submission: {sample:.3} ms is how long the CPU took to queue the run (its launch and its {:.1} ms of CPU work), not the GPU's time; synchronize the stream before starting the clock and after the run, or time the run with events",
+            ms(HOST)
+        );
+    }
+    let mean = truth.iter().sum::<f64>() / truth.len() as f64;
+    let flat = samples
+        .iter()
+        .all(|&s| (s - sample).abs() <= sample * 0.005);
+    if flat && close(sample, mean) {
+        return format!(
+            "every sample is {sample:.3} ms, the mean of the runs: one pair of events (or one clock) around every run, divided by their number, gives their mean; record a pair of events around each run, and a median exists"
+        );
+    }
+    if (0..samples.len()).all(|j| close(samples[j], truth_ms(j))) {
+        return format!(
+            "these are the workload's calls 0 to {}: the warm-up runs were timed, and sample 0 is the cold first call ({:.1} ms); warm up first",
+            samples.len() - 1,
+            ms(COLD)
+        );
+    }
+    if sample > truth[i] {
+        return format!(
+            "the run's sample also holds {:.3} ms of earlier work: the clock started while the GPU was still busy (with the warm-up, or the run before); synchronize before starting a CPU clock, or time with events on the stream",
+            sample - truth[i]
+        );
+    }
+    "each sample is the GPU time of one run: from an event recorded before it to one recorded after it, on the stream the work runs on".into()
+}
+
+/// The CPU time call `call` of the workload took, from the trace: its launch
+/// and its CPU work.
+fn cpu_ms(measurement: &Measured, call: usize) -> Option<f64> {
+    let &(start, end) = measurement.calls.get(call)?;
+    let trace = measurement.trace();
+    let entries: Vec<_> = trace
+        .since(start)
+        .iter()
+        .take_while(|e| e.seq < end)
+        .collect();
+    let (first, last) = (entries.first()?, entries.last()?);
+    Some((last.cpu_end_ns - first.cpu_start_ns) as f64 / 1e6)
+}
+
+/// Milliseconds, as a short list.
+pub(super) fn list(values: &[f64]) -> String {
+    let shown: Vec<String> = values.iter().map(|v| format!("{v:.2}")).collect();
+    format!("{} ms", shown.join(", "))
+}

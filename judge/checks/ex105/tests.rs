@@ -1,0 +1,142 @@
+//! The suite's own tests: the solution passes every check; so does the
+//! other right way (a CPU clock between two synchronizes); the solution's
+//! median agrees with the GPU time the judge knows within 2%; a CPU clock
+//! around the submission is off by at least the CPU work of a run. The
+//! figures are printed (`--nocapture`); the CUDA versions are ignored
+//! without a GPU.
+
+use super::workload::{HOST, Measure, PLAN, RUN, WORK, measure_with, ms};
+use gpu::{Backend, Stream};
+use judge_harness::Ctx;
+use std::cell::Cell;
+use time_it::{Matmul, Plan, Timing};
+
+thread_local! {
+    /// The measuring function the checks use instead of the solution's.
+    static REPLACEMENT: Cell<Option<Measure>> = const { Cell::new(None) };
+}
+
+/// The measuring function a test put in place of the solution's, if any.
+pub(super) fn replacement() -> Option<Measure> {
+    REPLACEMENT.with(Cell::get)
+}
+
+/// The right way without events: a CPU clock started on an idle stream and
+/// stopped once the run's work is done.
+fn synchronized_cpu_clock(
+    stream: &Stream,
+    plan: Plan,
+    work: Matmul,
+    run: &mut dyn FnMut(&Stream) -> gpu::Result<()>,
+) -> gpu::Result<Timing> {
+    for _ in 0..plan.warmup {
+        run(stream)?;
+    }
+    let device = stream.device();
+    let mut samples_ms = Vec::new();
+    for _ in 0..plan.reps {
+        stream.synchronize()?;
+        let started = device.now();
+        run(stream)?;
+        stream.synchronize()?;
+        samples_ms.push((device.now() - started).as_secs_f64() * 1e3);
+    }
+    let median_ms = judge_harness::median(&samples_ms);
+    let flops = 2.0 * (work.m * work.n * work.k) as f64;
+    Ok(Timing {
+        samples_ms,
+        median_ms,
+        flops_per_s: flops / (median_ms / 1e3),
+    })
+}
+
+/// The classic mistake: a CPU clock around calls that only queue work.
+fn cpu_clock_around_the_submission(
+    stream: &Stream,
+    plan: Plan,
+    _: Matmul,
+    run: &mut dyn FnMut(&Stream) -> gpu::Result<()>,
+) -> gpu::Result<Timing> {
+    let device = stream.device();
+    let mut samples_ms = Vec::new();
+    for _ in 0..plan.warmup + plan.reps {
+        let started = device.now();
+        run(stream)?;
+        samples_ms.push((device.now() - started).as_secs_f64() * 1e3);
+    }
+    let median_ms = judge_harness::median(&samples_ms[plan.warmup..]);
+    Ok(Timing {
+        samples_ms: samples_ms.split_off(plan.warmup),
+        median_ms,
+        flops_per_s: 0.0,
+    })
+}
+
+#[test]
+fn the_solution_passes_every_check() {
+    crate::tests::passes_every_check(105);
+}
+
+#[test]
+fn a_cpu_clock_between_two_synchronizes_passes_every_check_too() {
+    REPLACEMENT.with(|r| r.set(Some(synchronized_cpu_clock)));
+    crate::tests::passes_every_check(105);
+    REPLACEMENT.with(|r| r.set(None));
+}
+
+/// The median `measure` reports on `backend`, and the true GPU time of a run.
+fn median_on(backend: Backend, measure: Measure) -> (f64, f64) {
+    let measured = measure_with(&Ctx::new(backend), measure).expect("the workload runs");
+    (measured.timing.median_ms, ms(RUN))
+}
+
+fn solution_agrees_within_2_percent(backend: Backend) {
+    let (median, truth) = median_on(backend, time_it::measure);
+    let off = (median / truth - 1.0) * 100.0;
+    println!(
+        "{backend:?}: a run's GPU time {truth:.4} ms, the solution's median {median:.4} ms ({off:+.3}%)"
+    );
+    assert!(off.abs() <= 2.0, "{median} ms against {truth} ms");
+    let (timer, _) = median_on(backend, synchronized_cpu_clock);
+    let off = (timer / truth - 1.0) * 100.0;
+    println!("{backend:?}: a CPU clock between synchronizes: {timer:.4} ms ({off:+.3}%)");
+    assert!(off.abs() <= 2.0, "{timer} ms against {truth} ms");
+}
+
+fn a_cpu_clock_is_off_by_at_least_the_host_work(backend: Backend) {
+    let (median, truth) = median_on(backend, cpu_clock_around_the_submission);
+    let off = (median - truth).abs();
+    println!(
+        "{backend:?}: a CPU clock around the submission reports {median:.4} ms for {truth:.4} ms of GPU time: off by {off:.4} ms; the CPU work of a run is {:.4} ms",
+        ms(HOST)
+    );
+    assert!(off >= ms(HOST), "off by {off} ms only");
+}
+
+#[test]
+fn the_solutions_median_agrees_with_the_known_gpu_time_on_the_virtual_gpu() {
+    solution_agrees_within_2_percent(Backend::Virtual);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_solutions_median_agrees_with_the_known_gpu_time_on_the_gpu() {
+    solution_agrees_within_2_percent(Backend::Cuda);
+}
+
+#[test]
+fn a_cpu_clock_is_off_by_at_least_the_host_work_on_the_virtual_gpu() {
+    a_cpu_clock_is_off_by_at_least_the_host_work(Backend::Virtual);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_cpu_clock_is_off_by_at_least_the_host_work_on_the_gpu() {
+    a_cpu_clock_is_off_by_at_least_the_host_work(Backend::Cuda);
+}
+
+#[test]
+fn the_plan_and_the_work_are_what_the_statement_says() {
+    assert_eq!((PLAN.warmup, PLAN.reps), (2, 9));
+    assert_eq!((WORK.m, WORK.n, WORK.k), (4096, 4096, 4096));
+}

@@ -1,0 +1,76 @@
+//! The outputs against the batches' sums, and no race between the streams.
+
+use super::workload::{BATCHES, Bench, expected_sum};
+use gpu::{Actor, RaceKind, RaceReport};
+use judge_harness::{Ctx, Failure};
+
+pub(super) fn outputs_are_every_batchs_sum(ctx: &Ctx) -> Result<(), Failure> {
+    let bench = Bench::open(ctx)?;
+    let (outputs, _, _) = bench.run()?;
+    let expected: Vec<f32> = (0..BATCHES).map(expected_sum).collect();
+    if outputs.len() != BATCHES {
+        return Err(Failure::new(
+            format!("{BATCHES} outputs, one per batch"),
+            format!("{} outputs", outputs.len()),
+        ));
+    }
+    let Some(i) = (0..BATCHES).find(|&i| outputs[i] != expected[i]) else {
+        return Ok(());
+    };
+    let got = outputs[i];
+    let whose = (0..BATCHES).find(|&b| b != i && expected[b] == got);
+    let why = match (got, whose) {
+        (0.0, _) => "zeros: the step read its buffer before the batch's copy arrived (nothing made the compute stream wait for the copy), or after the memory was handed out again and zeroed".to_string(),
+        (_, Some(b)) => format!(
+            "that is batch {b}'s sum: the step read its buffer after batch {b}'s copy had overwritten it, because the memory was reused while the compute stream still read it (the `record_stream` rule)"
+        ),
+        _ => "the step read a buffer another copy was writing".to_string(),
+    };
+    Err(Failure::new(
+        format!("batch {i}'s output, its sum {}", expected[i]),
+        format!("{got}"),
+    )
+    .detail(format!(
+        "{why}; see streams-and-events.md#copies-that-overlap-compute"
+    )))
+}
+
+pub(super) fn no_race_between_the_streams(ctx: &Ctx) -> Result<(), Failure> {
+    let bench = Bench::open(ctx)?;
+    bench.run()?;
+    ctx.save_trace("races", &bench.device);
+    let races = bench.device.races();
+    let Some(race) = races.first() else {
+        return Ok(());
+    };
+    let (what, section) = race_kind(race, &bench);
+    Err(Failure::new(
+        "no race between the copy stream and the compute stream",
+        format!("{} race(s); the first: {what}", races.len()),
+    )
+    .at(race.current.site)
+    .detail(format!("{race}\nsee {section}")))
+}
+
+/// What a race between the two streams means here, and the section about it.
+fn race_kind(race: &RaceReport, bench: &Bench) -> (String, &'static str) {
+    let compute = Actor::Stream(bench.compute.id());
+    let record_stream = "streams-and-events.md#when-a-buffer-crosses-streams-record_stream";
+    match race.kind {
+        RaceKind::ReuseAfterFree => (
+            format!(
+                "memory freed on the copy stream at {} was handed to a new buffer and written while the compute stream still read it: before a batch's buffer is dropped, make the copy stream wait for an event recorded on the compute stream after the step (the `record_stream` rule)",
+                race.freed_at.map_or("?".into(), |s| s.to_string())
+            ),
+            record_stream,
+        ),
+        RaceKind::Unordered if race.previous.actor == compute && !race.previous.write => (
+            "the copy stream overwrote a buffer the compute stream still read: before a buffer is written again, make the copy stream wait for an event recorded after the step that reads it".to_string(),
+            record_stream,
+        ),
+        RaceKind::Unordered => (
+            "a step read its batch with nothing ordering it after the batch's copy: record an event on the copy stream after the copy, and make the compute stream `wait_event` for it".to_string(),
+            "streams-and-events.md#events",
+        ),
+    }
+}
