@@ -46,6 +46,7 @@ mod prebuilt;
 mod progress;
 mod report;
 mod role;
+mod sandbox;
 mod scratch;
 mod submission;
 mod text;
@@ -89,6 +90,7 @@ fn main() -> ExitCode {
         Command::Doctor { prebuilt } => cmd::doctor::doctor(cli.root.as_deref(), *prebuilt),
         Command::Grade(args) => cmd::grade::grade(cli.root.as_deref(), args),
         Command::Build(args) => cmd::build::build(cli.root.as_deref(), args),
+        Command::Sandbox(args) => cmd::sandbox::sandbox(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
