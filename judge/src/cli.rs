@@ -289,6 +289,15 @@ pub(crate) struct GradeArgs {
     /// keeps what it finished.
     #[arg(long, value_name = "PATH")]
     pub(crate) out: Option<PathBuf>,
+    /// Keep the exact sources graded (the judge's manifest and the student's
+    /// `src/`) in `DIR/SUBMISSION/ID-SLUG/`, for an audit.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) keep: Option<PathBuf>,
+    /// The seed of the checks' generated workloads (default: chosen at
+    /// grading time, and recorded in the results): give a recorded one to
+    /// grade again alike.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
     #[command(flatten)]
     pub(crate) options: RunOptions,
 }

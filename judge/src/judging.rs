@@ -10,6 +10,7 @@ use crate::manifest::Exercise;
 use crate::prebuilt;
 use crate::report::{CheckReport, ExerciseReport, Stage};
 use crate::role::Role;
+use crate::sandbox::Sandbox;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,6 +26,10 @@ pub(crate) struct Options {
     pub(crate) progress: bool,
     /// Where checks may write timelines and traces.
     pub(crate) artifacts: Option<PathBuf>,
+    /// The sandbox builds and runs happen in.
+    pub(crate) sandbox: Sandbox,
+    /// The seed chosen at grading time, when grading.
+    pub(crate) seed: Option<u64>,
 }
 
 /// Builds `crate_dir` (a crate of `exercise`, in the given `role`) with the
@@ -37,9 +42,19 @@ pub(crate) fn judge_crate(
     options: &Options,
 ) -> Result<ExerciseReport> {
     let spec = Spec::new(course, exercise, crate_dir, role)?;
+    judge_spec(course, exercise, &spec, options)
+}
+
+/// Builds the harness of `spec` (a crate of `exercise`), runs it and reports.
+pub(crate) fn judge_spec(
+    course: &Course,
+    exercise: &Exercise,
+    spec: &Spec,
+    options: &Options,
+) -> Result<ExerciseReport> {
     let binary = match &options.prebuilt {
         Some(dir) => Built::Binary(prebuilt::binary(dir, &spec.name)?),
-        None => build(course, &spec, options.progress)?,
+        None => build(course, spec, &options.sandbox, options.progress)?,
     };
     let binary = match binary {
         Built::Binary(path) => path,
@@ -53,6 +68,8 @@ pub(crate) fn judge_crate(
         timeout: Duration::from_secs(exercise.timeout_s),
         artifacts: options.artifacts.clone(),
         scratch: course.scratch("runs"),
+        sandbox: options.sandbox.clone(),
+        seed: options.seed,
     })?;
     let stage = match run.failure {
         Some(reason) => Stage::HarnessFailure { reason },

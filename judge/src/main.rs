@@ -32,6 +32,7 @@
 //! and fails on a data module that imports a verb or the command line, on a
 //! verb that imports another, and on any import cycle.
 
+mod cache;
 mod cli;
 mod cmd;
 mod compile;
@@ -40,6 +41,7 @@ mod execute;
 mod files;
 mod gate;
 mod grading;
+mod intake;
 mod judging;
 mod manifest;
 mod prebuilt;
@@ -48,6 +50,7 @@ mod report;
 mod role;
 mod sandbox;
 mod scratch;
+mod seal;
 mod submission;
 mod text;
 mod variant;

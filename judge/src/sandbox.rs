@@ -15,7 +15,7 @@
 //! | system calls | seccomp: no ptrace, `process_vm_*`, `pidfd_getfd`, namespaces, mounts | [`syscalls`] |
 //! | network | a network namespace, or landlock's TCP rules (ABI 4) | [`namespaces`], [`fs_rules`] |
 //! | limits | `setrlimit`: memory, processes, file size, CPU time | [`limits`] |
-//! | user | as root: an unprivileged uid | [`identity`] |
+//! | user | as root: an unprivileged uid | [`identity`], [`mounts`] |
 //!
 //! Each layer degrades cleanly where the kernel lacks it. [`Sandbox::new`]
 //! probes the machine once (the launcher run with `--probe`, which reports
@@ -30,6 +30,7 @@ mod identity;
 pub(crate) mod launcher;
 mod layers;
 mod limits;
+mod mounts;
 mod namespaces;
 mod policy;
 mod reaper;
@@ -37,7 +38,7 @@ mod syscalls;
 
 pub(crate) use config::{Config, GIB, Limits, User};
 pub(crate) use layers::{Layer, Layers};
-pub(crate) use policy::{Grant, Kind, Policy};
+pub(crate) use policy::{Grant, Kind};
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -171,6 +172,7 @@ fn probe(launcher: &Path, config: &Config) -> Layers {
         write: Vec::new(),
         home,
         deadline: None,
+        as_user: true,
     };
     let policy = grant.policy(config.limits, Some(config.user));
     let json = serde_json::to_string(&policy).expect("a policy serializes");

@@ -3,16 +3,17 @@
 //! For each run the judge generates a tiny crate whose `main` calls
 //! [`main`] with the check suite of one exercise; the suite's checks call the
 //! learner's crate. This crate runs the checks one by one and reports each
-//! outcome to the judge through a file whose path and nonce arrive on stdin
-//! before any learner code runs. Whatever the learner's code prints goes to
-//! stdout and stderr, which the judge shows as output and never reads as a
-//! verdict.
+//! outcome to the judge through a socket that arrives as stdin and that
+//! only it holds once it has read its setup ([`protocol`] says how).
+//! Whatever the learner's code prints goes to stdout and stderr, which the
+//! judge shows as output and never reads as a verdict.
 //!
 //! A check is a plain function returning `Result<(), Failure>`: a failure
 //! says what was expected, what happened, where in the learner's code, and
 //! which chapter section explains it. A panic (a `todo!()` in a starter, an
 //! `unwrap` on a GPU error) becomes its own outcome with its location.
 
+mod channel;
 pub mod protocol;
 mod runner;
 
@@ -57,18 +58,42 @@ impl Check {
     }
 }
 
-/// What a check may use: the backend to open devices on, and a folder for
-/// timelines and traces.
+/// What a check may use: the backend to open devices on, a folder for
+/// timelines and traces, and the seed of generated workloads.
 #[derive(Debug)]
 pub struct Ctx {
     backend: Backend,
     artifacts: Option<PathBuf>,
+    seed: Option<u64>,
 }
 
 impl Ctx {
     /// A context for `backend` (what the runner builds from the judge's setup).
     pub fn new(backend: Backend, artifacts: Option<PathBuf>) -> Self {
-        Self { backend, artifacts }
+        Self {
+            backend,
+            artifacts,
+            seed: None,
+        }
+    }
+
+    /// The context with the seed chosen at grading time.
+    pub fn with_seed(mut self, seed: Option<u64>) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The seed of a generated workload whose course seed is `course`:
+    /// `course` itself in `judge run` and `judge verify`, so that what a
+    /// learner sees is what the book shows; when grading, a seed mixed from
+    /// `course` and the seed chosen at grading time (recorded in the
+    /// results), so that output hard-coded for the course's seeds fails.
+    /// Each `course` seed gives a stream of its own.
+    pub fn seed(&self, course: u64) -> u64 {
+        match self.seed {
+            None => course,
+            Some(grading) => splitmix(grading ^ splitmix(course)),
+        }
     }
 
     /// The backend the judge asked for.
@@ -148,6 +173,14 @@ impl From<gpu::GpuError> for Failure {
     }
 }
 
+/// One step of SplitMix64: a well-mixed 64-bit value of `x`.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// The median of `values` (the upper one of an even count); 0 when empty.
 /// Checks judge timings by medians of one run, never by single samples.
 pub fn median(values: &[f64]) -> f64 {
@@ -174,7 +207,27 @@ pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(
 
 #[cfg(test)]
 mod tests {
-    use super::median;
+    use super::{Ctx, median};
+
+    #[test]
+    fn grading_seeds_change_every_workload_and_the_course_seed_is_kept_otherwise() {
+        let run = Ctx::new(gpu::Backend::Virtual, None);
+        assert_eq!(run.seed(102), 102);
+        let graded = Ctx::new(gpu::Backend::Virtual, None).with_seed(Some(7));
+        let other = Ctx::new(gpu::Backend::Virtual, None).with_seed(Some(8));
+        assert_ne!(graded.seed(102), 102);
+        assert_ne!(
+            graded.seed(102),
+            graded.seed(104),
+            "each workload its own stream"
+        );
+        assert_ne!(graded.seed(102), other.seed(102));
+        assert_eq!(
+            graded.seed(102),
+            graded.seed(102),
+            "a recorded seed reproduces"
+        );
+    }
 
     #[test]
     fn median_is_the_middle_sample_whatever_the_order() {

@@ -1,12 +1,20 @@
 //! What the judge and a harness binary say to each other.
 //!
-//! The judge writes one [`Setup`] line (JSON) to the harness's stdin. The
-//! harness appends [`Event`] lines (JSON) to the results file the setup
-//! names, each signed with the setup's nonce (HMAC-SHA256; the nonce itself
-//! is never written), and flushes after each, so a crash or a timeout still
-//! leaves every finished check on disk. Code running inside the harness can
-//! read the file but cannot sign a line of its own without the nonce, which
-//! only the harness's memory holds.
+//! The harness's stdin is one end of a socket pair, the results channel.
+//! The judge writes one [`Setup`] line (JSON) to it; the harness reads it,
+//! moves the socket to a descriptor of its own and puts `/dev/null` on
+//! stdin, so that learner code can neither read the setup nor reach the
+//! channel (a socket cannot be reopened through `/proc/self/fd`, and code
+//! without `unsafe` cannot make a file of a descriptor number). The harness
+//! then writes [`Event`] lines (JSON) back on the socket, one write each, so
+//! a crash or a timeout still leaves every finished check with the judge.
+//!
+//! The first event, [`Event::Suite`], is signed with the setup's nonce
+//! (HMAC-SHA256; the nonce itself is never written): it proves that the
+//! channel was opened by the harness this run started. The harness then
+//! wipes the nonce (and the line that carried it) before any learner code
+//! runs; the events after it are believed because only the harness holds
+//! the channel, and carry no signature.
 
 use gpu::CallSite;
 use serde::{Deserialize, Serialize};
@@ -15,16 +23,18 @@ use std::path::PathBuf;
 /// The judge's instructions, read from stdin before any check runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setup {
-    /// A secret the judge chose: every event must carry it.
+    /// A secret the judge chose, which signs the first event and is then wiped.
     pub nonce: String,
-    /// Where to append events.
-    pub results: PathBuf,
     /// `auto`, `cuda` or `virtual`.
     pub backend: String,
     /// Run only these checks (all when `None`).
     pub only: Option<Vec<String>>,
     /// Where checks may write timelines and traces.
     pub artifacts: Option<PathBuf>,
+    /// The seed chosen at grading time, which the checks mix into their
+    /// generated workloads ([`crate::Ctx::seed`]); `None` outside grading.
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 /// A check as the judge lists it.

@@ -1,92 +1,73 @@
-//! Running a suite: read the setup, run each check, append events.
+//! Running a suite: read the setup, run each check, send events.
 
+use crate::channel::Channel;
 use crate::protocol::{CheckInfo, Event, Outcome, Setup};
 use crate::{Check, Ctx, Failure};
 use gpu::{Backend, CallSite};
 use std::cell::RefCell;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::time::Instant;
+use zeroize::Zeroize;
 
 thread_local! {
     /// Where the last panic happened (the panic hook stores it).
     static PANIC_AT: RefCell<Option<CallSite>> = const { RefCell::new(None) };
 }
 
-/// The harness's `main`: reads the setup from stdin, runs `suite`, reports.
+/// The harness's `main`: reads the setup from the channel on stdin, runs
+/// `suite`, reports on the channel.
 pub fn main(suite: &[Check]) -> ExitCode {
-    let mut line = String::new();
-    let setup: Setup = match std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .map(|_| serde_json::from_str(&line))
-    {
-        Ok(Ok(setup)) => setup,
-        _ => {
+    let (mut channel, setup) = match Channel::open() {
+        Ok(opened) => opened,
+        Err(_) => {
             eprintln!(
                 "error: this is a judge harness; run it through `judge run`, which sends its setup on stdin"
             );
             return ExitCode::from(2);
         }
     };
-    match run(suite, &setup) {
+    match run(suite, &mut channel, setup) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!(
-                "error: cannot write the results file `{}`: {e}",
-                setup.results.display()
-            );
+            eprintln!("error: cannot send results to the judge: {e}");
             ExitCode::from(3)
         }
     }
 }
 
-fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
-    let mut out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&setup.results)?;
+fn run(suite: &[Check], out: &mut Channel, mut setup: Setup) -> std::io::Result<()> {
     let backend: Backend = setup.backend.parse().unwrap_or(Backend::Auto);
-    let ctx = Ctx::new(backend, setup.artifacts.clone());
-    let nonce = setup.nonce.clone();
+    let ctx = Ctx::new(backend, setup.artifacts.clone()).with_seed(setup.seed);
     let checks = suite.iter().map(info).collect();
     let backend_name = resolved_backend(backend);
-    emit(
-        &mut out,
-        &nonce,
-        &Event::Suite {
-            tag: String::new(),
-            checks,
-            backend: backend_name,
-        },
-    )?;
+    let suite_event = Event::Suite {
+        tag: String::new(),
+        checks,
+        backend: backend_name,
+    };
+    out.send(&suite_event, Some(&setup.nonce))?;
+    // The nonce has signed all it will: wipe it before any learner code runs.
+    setup.nonce.zeroize();
     install_panic_hook();
-    for check in suite.iter().filter(|c| wanted(setup, c.name)) {
-        emit(
-            &mut out,
-            &nonce,
-            &Event::Start {
-                tag: String::new(),
-                check: check.name.into(),
-            },
-        )?;
+    for check in suite.iter().filter(|c| wanted(&setup, c.name)) {
+        let start = Event::Start {
+            tag: String::new(),
+            check: check.name.into(),
+        };
+        out.send(&start, None)?;
         let started = Instant::now();
         let outcome = run_one(check, &ctx);
         let seconds = started.elapsed().as_secs_f64();
-        emit(
-            &mut out,
-            &nonce,
-            &Event::End {
-                tag: String::new(),
-                check: check.name.into(),
-                outcome,
-                seconds,
-            },
-        )?;
+        let end = Event::End {
+            tag: String::new(),
+            check: check.name.into(),
+            outcome,
+            seconds,
+        };
+        out.send(&end, None)?;
     }
-    emit(&mut out, &nonce, &Event::Done { tag: String::new() })
+    out.send(&Event::Done { tag: String::new() }, None)
 }
 
 /// The backend the checks' devices will use: the one a device opened with
@@ -170,11 +151,4 @@ fn install_panic_hook() {
 
 fn leak(file: &str) -> &'static str {
     Box::leak(file.to_string().into_boxed_str())
-}
-
-fn emit(out: &mut File, key: &str, event: &Event) -> std::io::Result<()> {
-    let mut line = serde_json::to_string(&event.clone().sign(key)).expect("events serialize");
-    line.push('\n');
-    out.write_all(line.as_bytes())?;
-    out.flush()
 }

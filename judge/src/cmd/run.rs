@@ -5,6 +5,7 @@ use crate::course::Course;
 use crate::exit;
 use crate::judging::{Options, judge_learner};
 use crate::report::render;
+use crate::sandbox::Sandbox;
 use anyhow::{Context, Result};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -22,6 +23,8 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         // Only a timeline or a trace asked for is drawn: on a real GPU that
         // times every operation with events (see `Ctx::device`).
         artifacts: (args.timeline.is_some() || args.trace.is_some()).then(|| artifacts.clone()),
+        sandbox: Sandbox::new(args.options.sandbox.config()),
+        seed: None,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;
     render(&report, &mut anstream::stdout())?;

@@ -15,6 +15,7 @@ use crate::exit;
 use crate::judging::{Options, judge_learner};
 use crate::progress::{self, Status};
 use crate::report::render;
+use crate::sandbox::{Config as SandboxConfig, Sandbox};
 use anyhow::Result;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::BTreeMap;
@@ -141,6 +142,7 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
     let options = Options {
         backend: args.backend.into(),
         progress: std::io::stderr().is_terminal(),
+        sandbox: Sandbox::new(SandboxConfig::default()),
         ..Options::default()
     };
     let judged = course

@@ -19,7 +19,9 @@
 
 use crate::sandbox::layers::Layers;
 use crate::sandbox::policy::Policy;
-use crate::sandbox::{SUBCOMMAND, fs_rules, identity, limits, namespaces, reaper, syscalls};
+use crate::sandbox::{
+    SUBCOMMAND, fs_rules, identity, limits, mounts, namespaces, reaper, syscalls,
+};
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use std::ffi::OsString;
@@ -108,6 +110,8 @@ fn inner(mut launch: Launch) -> Result<u8> {
         limits::apply(&policy.limits, own_user).context("cannot set the limits")?;
     applied.limits = Some(policy.limits);
     if let (true, Some(user)) = (applied.root, policy.user) {
+        let paths: Vec<_> = policy.read.iter().chain(&policy.write).cloned().collect();
+        mounts::reach(&paths, user).context("cannot make the sandbox's files reachable")?;
         identity::become_user(user).with_context(|| format!("cannot become the user {user}"))?;
         applied.user = Some(user);
     }

@@ -52,6 +52,9 @@ pub(crate) struct Grant {
     pub(crate) home: PathBuf,
     /// Its wall-clock limit, if the launcher should enforce one.
     pub(crate) deadline: Option<Duration>,
+    /// Whether it runs as the sandbox's unprivileged user when the judge is
+    /// root (its folders must then be the user's: [`crate::sandbox::Sandbox::hand_over`]).
+    pub(crate) as_user: bool,
 }
 
 impl Grant {
@@ -69,7 +72,7 @@ impl Grant {
             write,
             devices: allowances::devices(),
             limits,
-            user,
+            user: user.filter(|_| self.as_user),
             namespaces: true,
             deadline_ms: self.deadline.map(|d| d.as_millis() as u64),
         }
