@@ -7,6 +7,15 @@
 //! nothing else) and nothing one submission's build writes is used by
 //! another's.
 //!
+//! The copy is made of hard links (a class of hundreds would otherwise take
+//! a copy of the cache each, a few hundred MiB), and only its folders are
+//! the sandbox user's: the files stay the judge's, which that user cannot
+//! write (when the judge is root), and which a build never writes anyway:
+//! cargo finds them fresh, and writes only the new files of the crate under
+//! test and of the harness (no code of the student's runs in a build: its
+//! manifest is the course's, with no build script and no proc macro). Where
+//! a hard link cannot be made (another file system), the file is copied.
+//!
 //! The cache is built from a crate made of a harness's own manifest less
 //! the crate under test, so it has the same dependencies, features and
 //! profile as every harness, and cargo finds the copies fresh.
@@ -68,6 +77,7 @@ pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["build", "--release", "--lib", "--quiet", "--manifest-path"])
         .arg(crate_dir.join("Cargo.toml"))
+        .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", &target)
         .stdin(Stdio::null())
         .output()

@@ -6,7 +6,7 @@
 //! judge's check suite by path. So the checks that run are always the
 //! judge's own, never a copy the learner could edit. It is built in the
 //! shared target folder (a submission's: in its own, seeded from the judge's
-//! cache, [`crate::cache`]): a second build after a one-line edit recompiles
+//! cache): a second build after a one-line edit recompiles
 //! only the learner's crate and the harness. The build runs in the sandbox
 //! ([`crate::sandbox`]): it reads the system, the toolchain, the `gpu` and
 //! harness crates, the check suites and the crate under test, and writes
@@ -253,6 +253,7 @@ fn cargo_build(
         .arg("--message-format=json-diagnostic-rendered-ansi")
         .arg("--manifest-path")
         .arg(manifest)
+        .current_dir(spec.harness_dir())
         .env("CARGO_TARGET_DIR", &spec.target);
     let writes = [spec.target.clone(), spec.harness_dir()];
     if spec.isolated {
@@ -281,17 +282,22 @@ fn cargo_build(
 
 /// What a build reads besides the system and the toolchain: the crate under
 /// test, the check suites, the judge's `gpu` and harness crates (and the
-/// workspace manifest they inherit from), and the judge's build cache.
+/// workspace manifest they inherit from), and the cargo configuration files
+/// above the harness crate (which cargo reads).
 fn build_reads(course: &Course, spec: &Spec) -> Vec<PathBuf> {
-    vec![
+    let mut reads = vec![
         spec.crate_dir.clone(),
         course.root.join("judge/checks"),
         course.tools.join("gpu"),
         course.tools.join("judge/harness"),
         course.tools.join("Cargo.toml"),
         course.tools.join("Cargo.lock"),
-        crate::cache::dir(course),
-    ]
+    ];
+    for dir in spec.harness_dir().ancestors() {
+        reads.push(dir.join(".cargo/config.toml"));
+        reads.push(dir.join(".cargo/config"));
+    }
+    reads
 }
 
 /// Downloads what the harness at `manifest` depends on, outside the sandbox

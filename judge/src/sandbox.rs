@@ -37,7 +37,7 @@ mod reaper;
 mod syscalls;
 
 pub(crate) use config::{Config, GIB, Limits, User};
-pub(crate) use layers::{Layer, Layers};
+pub(crate) use layers::{Layers, Report as LayersReport};
 pub(crate) use policy::{Grant, Kind};
 
 use anyhow::{Context, Result};

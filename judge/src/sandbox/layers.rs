@@ -48,7 +48,27 @@ pub(crate) struct Layer {
     pub(crate) detail: String,
 }
 
+/// The layers as every results format records them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct Report {
+    /// Whether the sandbox was on (`false` with `--no-sandbox`).
+    pub(crate) enabled: bool,
+    /// [`Layers::summary`].
+    pub(crate) summary: String,
+    /// [`Layers::rows`].
+    pub(crate) layers: Vec<Layer>,
+}
+
 impl Layers {
+    /// The record of the layers for the results.
+    pub(crate) fn report(&self) -> Report {
+        Report {
+            enabled: !self.disabled,
+            summary: self.summary(),
+            layers: self.rows(),
+        }
+    }
+
     /// The report of a sandbox turned off.
     pub(crate) fn off() -> Self {
         Self {
@@ -166,7 +186,7 @@ impl Layers {
                 "user",
                 true,
                 &format!(
-                    "uid:gid {user} (the judge runs as root), reading with CAP_DAC_READ_SEARCH only"
+                    "uid:gid {user} (the judge runs as root) for every run and every build of a submission, reading with CAP_DAC_READ_SEARCH only"
                 ),
                 "",
             ),

@@ -30,16 +30,21 @@ fn every_format_has_its_documented_field_names() {
     let json = course.root.join("ada.json");
     let out = grade("json", arg(&json));
     insta::assert_snapshot!(course.redact(&out.stdout));
-    assert_eq!(
-        course.redact(&out.stderr),
-        "grading 1 submission\nwrote `[COURSE]/ada.json`\n"
-    );
+    let stderr = course.redact(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert_eq!(lines[0], "grading 1 submission");
+    assert!(lines[1].starts_with("sandbox: files, "), "{stderr}");
+    assert!(lines[2].starts_with("seed: "), "{stderr}");
+    assert_eq!(lines[3], "wrote `[COURSE]/ada.json`");
     let results = read_json(&json);
     json_shape(&results);
     assert_eq!(
         (results["complete"].as_bool(), results["shard"].as_str()),
         (Some(true), None)
     );
+    let seed = results["seed"].as_u64().unwrap();
+    assert!(lines[2].contains(&format!("`--seed {seed}`")), "{stderr}");
     let exercises = results["submissions"][0]["exercises"].as_array().unwrap();
     let statuses: Vec<&str> = exercises
         .iter()

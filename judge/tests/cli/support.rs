@@ -100,6 +100,21 @@ impl Course {
         command
     }
 
+    /// Makes the helper process of the fixture crate `folder` (one that
+    /// starts a `sleep` for `HELPER_SECONDS`) sleep for a number of seconds
+    /// no other test uses; returns it, to look for the process.
+    pub(crate) fn unique_helper(&self, folder: &str) -> String {
+        let seconds = format!("300.{}", fastrand::u32(..));
+        let lib = self.root.join("exercises").join(folder).join("src/lib.rs");
+        let text = std::fs::read_to_string(&lib).unwrap();
+        assert!(
+            text.contains("HELPER_SECONDS: &str = \"300\""),
+            "{folder} has a helper"
+        );
+        std::fs::write(&lib, text.replace("\"300\"", &format!("\"{seconds}\""))).unwrap();
+        seconds
+    }
+
     /// `text` with this course's path and timings replaced by stable markers.
     pub(crate) fn redact(&self, text: &str) -> String {
         let root = self.root.display().to_string();
@@ -131,4 +146,29 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
+}
+
+/// The processes (their command lines) whose arguments are exactly `argv`,
+/// waiting up to two seconds for them to go.
+pub(crate) fn processes_running(argv: &[&str]) -> Vec<String> {
+    let wanted = argv.join("\0") + "\0";
+    let running = || -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|cmdline| String::from_utf8_lossy(&cmdline).into_owned())
+            .filter(|cmdline| *cmdline == wanted)
+            .collect()
+    };
+    for _ in 0..40 {
+        if running().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    running()
 }
