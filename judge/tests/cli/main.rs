@@ -6,6 +6,7 @@
 //! Everything runs on the virtual GPU. Outputs that a person reads are insta
 //! snapshots, with the machine's paths and times redacted.
 
+mod attacks;
 mod formats;
 mod layers;
 mod support;

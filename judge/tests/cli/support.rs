@@ -2,6 +2,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::RwLock;
+use std::time::Duration;
+
+/// Held (shared) by every judge a test runs, and alone by a test whose
+/// student code uses up the sandbox user's processes (the fork loop): the
+/// process limit counts every process of that user on the machine, so the
+/// other tests' builds would fail meanwhile.
+static SANDBOX_USER: RwLock<()> = RwLock::new(());
 
 /// A private copy of the fixture course (tests may edit it) and the judge binary.
 pub(crate) struct Course {
@@ -75,6 +83,7 @@ impl Course {
 
     /// Like [`Course::judge`], with more environment variables.
     pub(crate) fn judge_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let _shared = SANDBOX_USER.read().unwrap_or_else(|e| e.into_inner());
         let out = self
             .command(args)
             .envs(env.iter().copied())
@@ -85,6 +94,61 @@ impl Course {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
+    }
+
+    /// Runs `judge --root COURSE ARGS…` (as [`Course::judge`] does), killing
+    /// it after `limit`, when its code is -1 and its stderr says so. With
+    /// `alone`, no other test's judge runs meanwhile.
+    pub(crate) fn judge_within(&self, args: &[&str], limit: Duration, alone: bool) -> Output {
+        use std::io::Read;
+        use wait_timeout::ChildExt;
+        let _shared = (!alone).then(|| SANDBOX_USER.read().unwrap_or_else(|e| e.into_inner()));
+        let _alone = alone.then(|| SANDBOX_USER.write().unwrap_or_else(|e| e.into_inner()));
+        let mut child = self
+            .command(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the judge runs");
+        let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+        let err = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let mut out = String::new();
+        let _ = stdout.read_to_string(&mut out);
+        let status = child.wait_timeout(limit).unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut stderr = err.join().unwrap();
+        if status.is_none() {
+            stderr.push_str(&format!("\n[the test killed the judge after {limit:?}]"));
+        }
+        Output {
+            code: status.and_then(|s| s.code()).unwrap_or(-1),
+            stdout: out,
+            stderr,
+        }
+    }
+
+    /// A digest of every file of the course (its path and content), to
+    /// tell that nothing changed.
+    pub(crate) fn digest(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files = Vec::new();
+        let mut dirs = vec![self.root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    files.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+                }
+            }
+        }
+        files.sort();
+        files
     }
 
     /// The command [`Course::judge`] runs, to start it and watch it.
@@ -125,6 +189,25 @@ impl Course {
     }
 }
 
+/// Copies the crate `from` to `to`, replacing the marks `(mark, text)` in
+/// each of its files.
+pub(crate) fn copy_marked(from: &Path, to: &Path, marks: &[(&str, &str)]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_marked(&entry.path(), &target, marks);
+        } else {
+            let mut text = std::fs::read_to_string(entry.path()).unwrap();
+            for (mark, value) in marks {
+                text = text.replace(mark, value);
+            }
+            std::fs::write(&target, text).unwrap();
+        }
+    }
+}
+
 /// A path as a command-line argument.
 pub(crate) fn arg(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
@@ -152,6 +235,19 @@ fn copy_dir(from: &Path, to: &Path) {
 /// waiting up to two seconds for them to go.
 pub(crate) fn processes_running(argv: &[&str]) -> Vec<String> {
     let wanted = argv.join("\0") + "\0";
+    processes_where(|cmdline| cmdline == wanted)
+}
+
+/// The processes whose command line (its arguments joined by NUL) holds
+/// `text`, waiting up to two seconds for them to go.
+pub(crate) fn processes_holding(text: &str) -> Vec<String> {
+    processes_where(|cmdline| cmdline.contains(text))
+}
+
+/// The processes whose command line passes `wanted`, waiting up to two
+/// seconds for them to go.
+fn processes_where(wanted: impl Fn(&str) -> bool) -> Vec<String> {
+    let me = std::process::id().to_string();
     let running = || -> Vec<String> {
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
@@ -159,9 +255,10 @@ pub(crate) fn processes_running(argv: &[&str]) -> Vec<String> {
         entries
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+            .filter(|e| e.file_name() != me.as_str())
             .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
             .map(|cmdline| String::from_utf8_lossy(&cmdline).into_owned())
-            .filter(|cmdline| *cmdline == wanted)
+            .filter(|cmdline| wanted(cmdline))
             .collect()
     };
     for _ in 0..40 {
