@@ -274,3 +274,45 @@ fn a_16_gib_allocation_is_refused() {
     let first = &graded.attacker()["checks"][0];
     assert_eq!(first["status"], "crashed", "{first:#}");
 }
+
+#[test]
+fn output_hard_coded_for_the_courses_inputs_fails_the_grading_seed() {
+    let course = class_with("hard-coded", &[]);
+    let attacker = course.class.join("a-attacker");
+    copy_marked(
+        &attacker_crate(&course),
+        &course.root.join("exercises").join(FOLDER),
+        &[],
+    );
+    let run = course.judge(&["run", "902"]);
+    assert!(
+        run.stdout.contains("all 3 checks passed"),
+        "the course's inputs: {}",
+        run.stdout
+    );
+    let file = course.root.join("results.json");
+    let (submission, out_file) = (arg(&attacker), arg(&file));
+    let out = course.judge(&[
+        "grade",
+        "--submission",
+        submission,
+        "--out",
+        out_file,
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let results = read_json(&file);
+    let zero = &results["submissions"][0]["exercises"][0]["checks"][1];
+    assert_eq!(
+        (zero["name"].as_str(), zero["status"].as_str()),
+        (Some("adds_zero"), Some("failed")),
+        "{zero:#}"
+    );
+    let seed = results["seed"].as_u64().expect("the seed is recorded");
+    let expected = zero["expected"].as_str().unwrap();
+    assert!(
+        !expected.starts_with("add(0, 7)"),
+        "seed {seed} drew the course's input: {expected}"
+    );
+}
