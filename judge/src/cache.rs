@@ -10,6 +10,14 @@
 //! The copy is made of hard links (a class of hundreds would otherwise take
 //! a copy of the cache each, a few hundred MiB), and only its folders are
 //! the sandbox user's: the files stay the judge's, which that user cannot
+//! write (when the judge is root), and which a build does not write anyway:
+//! cargo finds them fresh, and writes only the new files of the crate under
+//! test and of the harness (no code of the student's runs in a build: its
+//! manifest is the course's, with no build script and no proc macro).
+//!
+//! The copy is made of hard links (a class of hundreds would otherwise take
+//! a copy of the cache each, a few hundred MiB), and only its folders are
+//! the sandbox user's: the files stay the judge's, which that user cannot
 //! write (when the judge is root), and which a build never writes anyway:
 //! cargo finds them fresh, and writes only the new files of the crate under
 //! test and of the harness (no code of the student's runs in a build: its
@@ -138,16 +146,21 @@ pub(crate) fn seed(cache: &Cache, target: &Path, sandbox: &Sandbox) -> Result<()
     if target.exists() {
         fs_err::remove_dir_all(target)?;
     }
+    fs_err::create_dir_all(target)?;
     for sub in COPIED {
-        copy_tree(&cache.release.join(sub), &target.join("release").join(sub))?;
+        let to = target.join("release").join(sub);
+        link_tree(&cache.release.join(sub), &to, sandbox)?;
     }
     fs_err::write(&stamp_file, &cache.stamp)?;
-    sandbox.hand_over(target)
+    sandbox.hand_over_folder(target)?;
+    sandbox.hand_over_folder(&target.join("release"))
 }
 
-/// Copies the tree `from` to `to`, keeping each file's modification time
-/// (cargo's freshness compares them), leaving out the cache crate's own files.
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+/// Makes the tree `to` of `from`'s folders (the sandbox user's) and hard
+/// links to its files (or, on another file system, copies that keep their
+/// modification times, which cargo's freshness compares), leaving out the
+/// cache crate's own files.
+fn link_tree(from: &Path, to: &Path, sandbox: &Sandbox) -> Result<()> {
     let own = |name: &str| name.contains("judge-cache") || name.contains("judge_cache");
     let walk = WalkDir::new(from)
         .into_iter()
@@ -156,8 +169,9 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         let entry = entry.with_context(|| format!("cannot read `{}`", from.display()))?;
         let target = to.join(entry.path().strip_prefix(from).expect("under the root"));
         if entry.file_type().is_dir() {
-            fs_err::create_dir_all(&target)?;
-        } else if entry.file_type().is_file() {
+            sandbox.hand_over_folder(&target)?;
+        } else if entry.file_type().is_file() && std::fs::hard_link(entry.path(), &target).is_err()
+        {
             fs_err::copy(entry.path(), &target)?;
             let modified = entry.metadata()?.modified()?;
             fs_err::File::open(&target)?.set_modified(modified)?;

@@ -257,9 +257,11 @@ fn cargo_build(
         .env("CARGO_TARGET_DIR", &spec.target);
     let writes = [spec.target.clone(), spec.harness_dir()];
     if spec.isolated {
-        for folder in writes.iter().chain([&spec.home]) {
-            sandbox.hand_over(folder)?;
-        }
+        // The target folder's files are the judge's cache, hard-linked: its
+        // folders only are the sandbox user's (see `cache::seed`).
+        sandbox.hand_over_folder(&spec.target)?;
+        sandbox.hand_over(&spec.harness_dir())?;
+        sandbox.hand_over(&spec.home)?;
     } else {
         fs_err::create_dir_all(&spec.home)?;
     }

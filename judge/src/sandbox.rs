@@ -127,21 +127,31 @@ impl Sandbox {
     /// sandbox user's, so that student code may write there.
     pub(crate) fn hand_over(&self, path: &Path) -> Result<()> {
         fs_err::create_dir_all(path)?;
+        for entry in walkdir::WalkDir::new(path) {
+            let entry = entry.with_context(|| format!("cannot read `{}`", path.display()))?;
+            self.give(entry.path())?;
+        }
+        Ok(())
+    }
+
+    /// Makes the folder `path` (made if missing), but not what it holds,
+    /// the sandbox user's: it may add files there, not change those in it.
+    pub(crate) fn hand_over_folder(&self, path: &Path) -> Result<()> {
+        fs_err::create_dir_all(path)?;
+        self.give(path)
+    }
+
+    /// Makes `path` the sandbox user's, when it has one.
+    fn give(&self, path: &Path) -> Result<()> {
         let Some(user) = self.user() else {
             return Ok(());
         };
-        for entry in walkdir::WalkDir::new(path) {
-            let entry = entry.with_context(|| format!("cannot read `{}`", path.display()))?;
-            std::os::unix::fs::lchown(entry.path(), Some(user.uid), Some(user.gid)).with_context(
-                || {
-                    format!(
-                        "cannot give `{}` to the sandbox user {user}",
-                        entry.path().display()
-                    )
-                },
-            )?;
-        }
-        Ok(())
+        std::os::unix::fs::lchown(path, Some(user.uid), Some(user.gid)).with_context(|| {
+            format!(
+                "cannot give `{}` to the sandbox user {user}",
+                path.display()
+            )
+        })
     }
 }
 

@@ -316,3 +316,35 @@ fn output_hard_coded_for_the_courses_inputs_fails_the_grading_seed() {
         "seed {seed} drew the course's input: {expected}"
     );
 }
+
+#[test]
+fn the_shared_build_cache_stays_the_judges() {
+    use std::os::unix::fs::MetadataExt;
+    let course = class_with("build-script", &[]);
+    grade(&course, false);
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/judge/cache/target/release");
+    let me = std::fs::metadata("/proc/self").unwrap().uid();
+    let mut files = 0;
+    for entry in walkdir::WalkDir::new(&cache) {
+        let entry = entry.unwrap();
+        let meta = entry.path().symlink_metadata().unwrap();
+        assert_eq!(
+            meta.uid(),
+            me,
+            "`{}` is not the judge's",
+            entry.path().display()
+        );
+        assert_eq!(
+            meta.mode() & 0o022,
+            0,
+            "`{}` is writable by others",
+            entry.path().display()
+        );
+        files += 1;
+    }
+    assert!(
+        files > 100,
+        "the cache is there: {files} files in `{}`",
+        cache.display()
+    );
+}
