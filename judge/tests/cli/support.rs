@@ -110,18 +110,19 @@ impl Course {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("the judge runs");
-        let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-        let err = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
-        });
-        let mut out = String::new();
-        let _ = stdout.read_to_string(&mut out);
+        let read = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = pipe.read_to_string(&mut text);
+                text
+            })
+        };
+        let out = read(Box::new(child.stdout.take().unwrap()));
+        let err = read(Box::new(child.stderr.take().unwrap()));
         let status = child.wait_timeout(limit).unwrap();
         let _ = child.kill();
         let _ = child.wait();
-        let mut stderr = err.join().unwrap();
+        let (out, mut stderr) = (out.join().unwrap(), err.join().unwrap());
         if status.is_none() {
             stderr.push_str(&format!("\n[the test killed the judge after {limit:?}]"));
         }
