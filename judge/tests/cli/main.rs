@@ -14,6 +14,7 @@ mod support;
 mod build;
 mod doctor;
 mod grade;
+mod gradescope;
 mod list;
 mod reset;
 mod run;
