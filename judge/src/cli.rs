@@ -2,9 +2,13 @@
 //! [`crate::cmd`].
 
 use crate::grading::Format as GradeFormat;
+use crate::sandbox::launcher::Stage;
+use crate::sandbox::{Config as SandboxConfig, GIB, Limits, User};
 use crate::submission::{Shard, Whose};
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The workbook's judge: builds an exercise with the judge's own checks, runs
 /// it on your GPU or on the virtual GPU, and explains what it found.
@@ -87,6 +91,10 @@ pub(crate) enum Command {
     /// For GPU machines without Rust: the course's harnesses (exercise,
     /// solution, known-wrong variants) and, if named, the submissions'.
     Build(BuildArgs),
+    /// The sandbox's launcher: the judge starts itself with it around
+    /// every build and run of student code. Not for people.
+    #[command(name = "__sandbox", hide = true)]
+    Sandbox(LaunchArgs),
 }
 
 /// Which backend to run on.
@@ -120,6 +128,75 @@ pub(crate) struct RunOptions {
     /// Use harnesses built by `judge build --out DIR` (for GPU machines without Rust).
     #[arg(long, value_name = "DIR")]
     pub(crate) prebuilt: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) sandbox: SandboxArgs,
+}
+
+/// The sandbox every build and run of student code happens in.
+#[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Sandbox")]
+pub(crate) struct SandboxArgs {
+    /// Build and run student code without the sandbox, with the judge's
+    /// own rights (recorded in the results). `grade` refuses to start
+    /// without isolation of files unless given this.
+    #[arg(long)]
+    pub(crate) no_sandbox: bool,
+    /// When the judge runs as root: the unprivileged user and group that
+    /// build and run student code.
+    #[arg(long, value_name = "UID:GID", default_value_t = User::NOBODY)]
+    pub(crate) sandbox_user: User,
+    /// Data memory of each sandboxed process, in GiB.
+    #[arg(long, value_name = "GIB", default_value_t = Limits::default().memory / GIB)]
+    pub(crate) memory_limit: u64,
+    /// Processes and threads of the sandbox user.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().processes)]
+    pub(crate) process_limit: u64,
+    /// The largest file a sandboxed process may write, in GiB.
+    #[arg(long, value_name = "GIB", default_value_t = Limits::default().file_size / GIB)]
+    pub(crate) file_size_limit: u64,
+    /// CPU time of each sandboxed process, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().cpu_s)]
+    pub(crate) cpu_limit: u64,
+    /// The wall-clock limit of one build of a student's crate, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = SandboxConfig::default().build_timeout.as_secs())]
+    pub(crate) build_timeout: u64,
+}
+
+impl SandboxArgs {
+    /// The sandbox these options ask for.
+    pub(crate) fn config(&self) -> SandboxConfig {
+        SandboxConfig {
+            enabled: !self.no_sandbox,
+            user: self.sandbox_user,
+            limits: Limits {
+                memory: self.memory_limit.saturating_mul(GIB),
+                processes: self.process_limit,
+                file_size: self.file_size_limit.saturating_mul(GIB),
+                cpu_s: self.cpu_limit,
+            },
+            build_timeout: Duration::from_secs(self.build_timeout),
+        }
+    }
+}
+
+/// `judge __sandbox`: one stage of the launcher.
+#[derive(Clone, Debug, Args)]
+pub(crate) struct LaunchArgs {
+    /// Which stage.
+    #[arg(long, value_enum)]
+    pub(crate) stage: Stage,
+    /// What the sandbox allows (JSON).
+    #[arg(long)]
+    pub(crate) policy: String,
+    /// What the stages before put in place (JSON).
+    #[arg(long)]
+    pub(crate) applied: Option<String>,
+    /// Print the layers put in place instead of running a program.
+    #[arg(long)]
+    pub(crate) probe: bool,
+    /// The program and its arguments.
+    #[arg(last = true)]
+    pub(crate) program: Vec<OsString>,
 }
 
 /// `judge verify`.
@@ -216,6 +293,15 @@ pub(crate) struct GradeArgs {
     /// keeps what it finished.
     #[arg(long, value_name = "PATH")]
     pub(crate) out: Option<PathBuf>,
+    /// Keep the exact sources graded (the judge's manifest and the student's
+    /// `src/`) in `DIR/SUBMISSION/ID-SLUG/`, for an audit.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) keep: Option<PathBuf>,
+    /// The seed of the checks' generated workloads (default: chosen at
+    /// grading time, and recorded in the results): give a recorded one to
+    /// grade again alike.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
     #[command(flatten)]
     pub(crate) options: RunOptions,
 }
@@ -229,6 +315,8 @@ pub(crate) struct BuildArgs {
     /// Also build these submissions' harnesses, into `DIR/NAME/`.
     #[command(flatten)]
     pub(crate) who: Submissions,
+    #[command(flatten)]
+    pub(crate) sandbox: SandboxArgs,
 }
 
 #[cfg(test)]

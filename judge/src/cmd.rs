@@ -10,5 +10,6 @@ pub(crate) mod hint;
 pub(crate) mod list;
 pub(crate) mod reset;
 pub(crate) mod run;
+pub(crate) mod sandbox;
 pub(crate) mod verify;
 pub(crate) mod watch;

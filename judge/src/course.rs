@@ -117,6 +117,24 @@ fn find_root(start: &Path) -> Result<PathBuf> {
     )
 }
 
+/// Courses for other modules' unit tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// A course at `root` with no exercises, its tools there too.
+    pub(crate) fn course_at(root: &Path) -> Course {
+        Course {
+            root: root.to_path_buf(),
+            tools: root.to_path_buf(),
+            manifest: Manifest {
+                format: 1,
+                exercises: Vec::new(),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

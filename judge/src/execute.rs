@@ -1,5 +1,7 @@
-//! Running a harness binary: its own process group, a deadline, a results
-//! file with a nonce.
+//! Running a harness binary: in the sandbox, in its own process group, with
+//! a deadline, its results on a channel of its own (a socket given as its
+//! stdin, whose first event is signed with a nonce; see
+//! `judge_harness::protocol`).
 //!
 //! The suite runs in one process while it can. When the process dies in the
 //! middle of a check (an abort, a crash, `process::exit` in learner code),
@@ -13,12 +15,16 @@
 //! copy of the suite's snapshots ([`Snapshots`]). (Past 400 lines with its
 //! tests; the code itself is under 400.)
 
+use crate::sandbox::{Grant, Kind, Sandbox};
 use anyhow::{Context, Result};
 use judge_harness::{Artifact, CheckInfo, Event, Outcome, Setup};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// How to run a harness.
@@ -37,10 +43,12 @@ pub(crate) struct RunSpec {
     pub(crate) suite: PathBuf,
     /// Whether the harness gets a read-only copy of the snapshots (grade mode).
     pub(crate) seal_snapshots: bool,
-    /// The seed the checks get ([`Setup::seed`]): grade mode only.
-    pub(crate) seed: Option<u64>,
-    /// Where results files go.
+    /// Where each run's own home folder goes (removed after the run).
     pub(crate) scratch: PathBuf,
+    /// The sandbox the harness runs in.
+    pub(crate) sandbox: Sandbox,
+    /// The seed chosen at grading time, when grading.
+    pub(crate) seed: Option<u64>,
 }
 
 /// What a run produced.
@@ -56,7 +64,8 @@ pub(crate) struct Execution {
     pub(crate) output: String,
     /// What the checks saved (timelines), in order.
     pub(crate) artifacts: Vec<Artifact>,
-    /// Lines of the results file not signed with the nonce (forgeries), ignored.
+    /// Lines of the results channel before a suite signed with the nonce
+    /// (forgeries, or garbage), ignored.
     pub(crate) forged: usize,
     /// Set when the harness could not start its suite at all.
     pub(crate) failure: Option<String>,
@@ -64,6 +73,13 @@ pub(crate) struct Execution {
 
 /// The most output kept from a run.
 const OUTPUT_LIMIT: usize = 64 << 10;
+
+/// The most of the results channel read from a run.
+const CHANNEL_LIMIT: usize = 64 << 20;
+
+/// How long the sandbox gets, after the deadline, to kill what it started
+/// before the judge kills its process group.
+const GRACE: Duration = Duration::from_secs(2);
 
 /// Runs the suite, retrying after a crash, until every check has an outcome
 /// or the deadline passes.
@@ -125,26 +141,27 @@ fn attempt(
     run: &mut Execution,
 ) -> Result<Ended> {
     let nonce = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
-    let results = spec
-        .scratch
-        .join(format!("results-{:016x}.jsonl", fastrand::u64(..)));
     let setup = Setup {
         nonce: nonce.clone(),
-        results: results.clone(),
         backend: spec.backend,
         only,
         artifacts: spec.artifacts.clone(),
         snapshots: Some(snapshots.folder.clone()),
         seed: spec.seed,
     };
-    let checks = spec.suite.parent().unwrap_or(&spec.suite);
-    let mut child = spawn(&spec.binary, &setup, checks)?;
-    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let home = spec
+        .scratch
+        .join(format!("home-{:016x}", fastrand::u64(..)));
+    let (mut child, channel) = spawn(spec, &setup, &snapshots.folder, &home, deadline)?;
+    let (out, err) = (
+        drain(child.stdout.take(), OUTPUT_LIMIT),
+        drain(child.stderr.take(), OUTPUT_LIMIT),
+    );
     let ended = wait(&mut child, deadline)?;
     let output = [collect(out), collect(err)].concat();
     append_output(&mut run.output, &output);
-    let in_flight = read_events(&results, &nonce, run)?;
-    let _ = std::fs::remove_file(&results);
+    let in_flight = read_events(&collect(channel), &nonce, run);
+    let _ = std::fs::remove_dir_all(&home);
     if let Some(check) = in_flight {
         let outcome = match &ended {
             Ended::TimedOut => Outcome::TimedOut {
@@ -160,24 +177,54 @@ fn attempt(
     Ok(ended)
 }
 
-fn spawn(binary: &Path, setup: &Setup, checks: &Path) -> Result<Child> {
+/// Starts the harness in the sandbox with one end of a socket pair as its
+/// stdin, and sends the setup on the other; returns the child and what the
+/// channel will have carried when the harness (and all it started) ends.
+/// The harness may read its binary and the snapshot folder `snapshots`.
+fn spawn(
+    spec: &RunSpec,
+    setup: &Setup,
+    snapshots: &Path,
+    home: &Path,
+    deadline: Instant,
+) -> Result<(Child, Receiver<String>)> {
     use std::os::unix::process::CommandExt;
-    let mut command = Command::new(binary);
-    insta_env(&mut command, checks);
-    let mut child = command
+    let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
+    spec.sandbox.hand_over(home)?;
+    if let Some(artifacts) = &spec.artifacts {
+        spec.sandbox.hand_over(artifacts)?;
+    }
+    let checks = spec.suite.parent().unwrap_or(&spec.suite);
+    let grant = Grant {
+        kind: Kind::Run,
+        read: vec![
+            spec.binary.clone(),
+            snapshots.to_path_buf(),
+            checks.to_path_buf(),
+        ],
+        write: spec.artifacts.iter().cloned().collect(),
+        home: home.to_path_buf(),
+        deadline: Some(deadline.saturating_duration_since(Instant::now())),
+        as_user: true,
+    };
+    let mut harness = Command::new(&spec.binary);
+    insta_env(&mut harness, checks);
+    // The command (which holds the harness's end of the channel) is dropped
+    // once spawned, so that the channel ends when the harness does.
+    let child = spec
+        .sandbox
+        .command(&harness, &grant)
+        .current_dir(home)
         .process_group(0)
-        .stdin(Stdio::piped())
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .with_context(|| format!("cannot start the harness `{}`", binary.display()))?;
+        .with_context(|| format!("cannot start the harness `{}`", spec.binary.display()))?;
     let mut line = serde_json::to_string(setup).expect("a setup serializes");
     line.push('\n');
-    let mut stdin = child.stdin.take().expect("piped");
-    // The setup goes first; closing stdin afterwards gives learner code nothing to read.
-    let _ = stdin.write_all(line.as_bytes());
-    drop(stdin);
-    Ok(child)
+    let _ = ours.write_all(line.as_bytes());
+    Ok((child, drain(Some(ours), CHANNEL_LIMIT)))
 }
 
 /// The insta variables of the harness: every `INSTA_*` variable of the
@@ -268,14 +315,16 @@ fn set_mode(path: &Path, mode: u32) -> Result<()> {
 }
 
 /// The output a drain thread read, waiting at most a second after the
-/// process ended: a process that escaped the group may hold the pipe open.
-fn collect(drain: std::sync::mpsc::Receiver<String>) -> String {
+/// process ended: without the sandbox, a process that escaped the group may
+/// hold the pipe open.
+fn collect(drain: Receiver<String>) -> String {
     drain
         .recv_timeout(Duration::from_secs(1))
         .unwrap_or_else(|_| "[output cut: a process the code started still holds it open]\n".into())
 }
 
-fn drain(pipe: Option<impl Read + Send + 'static>) -> std::sync::mpsc::Receiver<String> {
+/// Reads `pipe` to its end in a thread, keeping at most `limit` bytes.
+fn drain(pipe: Option<impl Read + Send + 'static>, limit: usize) -> Receiver<String> {
     let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut text = Vec::new();
@@ -285,7 +334,7 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> std::sync::mpsc::Receiver<
                 if n == 0 {
                     break;
                 }
-                if text.len() < OUTPUT_LIMIT {
+                if text.len() < limit {
                     text.extend_from_slice(&chunk[..n]);
                 }
             }
@@ -309,13 +358,18 @@ fn append_output(all: &mut String, more: &str) {
     }
 }
 
-/// Waits for the child until the deadline; then kills its whole process group.
+/// Waits for the child until the deadline; then gives the sandbox (which
+/// has the same deadline) a moment to kill what it started, and kills the
+/// whole process group.
 fn wait(child: &mut Child, deadline: Instant) -> Result<Ended> {
     use wait_timeout::ChildExt;
     let left = deadline.saturating_duration_since(Instant::now());
     let status = child
         .wait_timeout(left)
         .context("cannot wait for the harness")?;
+    if status.is_none() {
+        let _ = child.wait_timeout(GRACE);
+    }
     kill_group(child);
     match status {
         Some(status) => Ok(ended(status)),
@@ -355,21 +409,21 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-/// Reads the events signed with the run's nonce; returns a check that started and
-/// never ended.
-fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<String>> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Ok(None);
-    };
+/// Reads the events of a run's channel: the first must be the suite, signed
+/// with the run's nonce; the ones after it are believed, since only the
+/// harness held the channel. Returns a check that started and never ended.
+fn read_events(text: &str, nonce: &str, run: &mut Execution) -> Option<String> {
     let mut in_flight = None;
+    let mut opened = false;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let event: Event = match serde_json::from_str::<Event>(line) {
-            Ok(e) if e.verify(nonce) => e,
+            Ok(e) if opened || (matches!(e, Event::Suite { .. }) && e.verify(nonce)) => e,
             _ => {
                 run.forged += 1;
                 continue;
             }
         };
+        opened = true;
         match event {
             Event::Suite {
                 checks, backend, ..
@@ -391,7 +445,7 @@ fn read_events(path: &Path, nonce: &str, run: &mut Execution) -> Result<Option<S
             Event::Done { .. } => {}
         }
     }
-    Ok(in_flight)
+    in_flight
 }
 
 #[cfg(test)]
@@ -408,6 +462,7 @@ mod tests {
             seal_snapshots: seal,
             seed: None,
             scratch: scratch.to_path_buf(),
+            sandbox: Sandbox::default(),
         }
     }
 

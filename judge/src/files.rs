@@ -1,7 +1,8 @@
 //! Writing files the way the judge needs: only when the content changed
 //! (so that cargo's fingerprints stay valid and builds stay incremental), or
-//! atomically (so that a reader never sees half a results file); and the
-//! hash that names a folder after the paths it serves.
+//! atomically (so that a reader never sees half a results file); the hash
+//! that names a folder after the paths it serves, and the SHA-256 that
+//! records what was graded.
 
 use anyhow::Result;
 use std::path::Path;
@@ -33,4 +34,13 @@ pub(crate) fn paths_hash(paths: &[&Path]) -> u32 {
     bytes.fold(0x811c_9dc5u32, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     })
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

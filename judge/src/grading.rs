@@ -2,11 +2,15 @@
 //! class of them, judged with the judge's own checks.
 //!
 //! For each submission and each exercise of the manifest, in order: the
-//! student's crate (`SUBMISSION/exercises/ID-SLUG/`) is copied, its
-//! `Cargo.toml` and `src/` only, into the scratch folder
-//! ([`crate::scratch`]), then built with the judge's check suite and run
-//! under the exercise's time limit, like `judge run` (with a prebuilt index,
-//! the harnesses `judge build` made are run instead). A missing exercise
+//! regular `.rs` files of the student's `SUBMISSION/exercises/ID-SLUG/src/`
+//! are taken into the submission's scratch folder with the course's own
+//! manifest ([`crate::intake`]), then built with the judge's check suite in
+//! the submission's own target folder (a copy of the judge's cache,
+//! [`crate::cache`]) and run under the exercise's time limit, both in the
+//! sandbox ([`crate::sandbox`]), like `judge run` (with a prebuilt index,
+//! the harnesses `judge build` made are run instead). The checks' generated
+//! workloads take the run's seed, chosen at grading time. After each
+//! submission the course must be as it was ([`crate::seal`]). A missing exercise
 //! folder is a result, `not_started`, worth no points. The results are
 //! rewritten after each exercise ([`output`]), pending exercises included,
 //! so a run that is stopped keeps what it finished. A failing submission is
@@ -26,12 +30,15 @@ pub(crate) mod model;
 pub(crate) mod output;
 pub(crate) mod summary;
 
+use crate::cache::{self, Cache};
 use crate::course::Course;
-use crate::judging::{Options, judge_crate};
+use crate::intake::GradedFile;
+use crate::judging::{Options, judge_spec};
 use crate::manifest::Exercise;
 use crate::prebuilt::{Index, Prebuilt};
 use crate::report::{ExerciseReport, Stage};
-use crate::role::Role;
+use crate::sandbox::Layers;
+use crate::seal::Seal;
 use crate::submission::{Prepared, Shard, Submission, prepare};
 use anyhow::Result;
 use clap::ValueEnum;
@@ -62,8 +69,24 @@ pub(crate) struct Grading {
     pub(crate) shard: Option<Shard>,
     /// Whether every submission has been graded.
     pub(crate) complete: bool,
-    /// The seed the checks got (chosen at grading time), if any.
-    pub(crate) seed: Option<u64>,
+    /// The sandbox's layers in force (or that it was off).
+    pub(crate) sandbox: Layers,
+    /// The seed the checks' generated workloads took.
+    pub(crate) seed: u64,
+}
+
+/// How to grade: where the results go, how to judge each crate, and what
+/// else to keep.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan<'a> {
+    /// Where the results go.
+    pub(crate) sink: &'a Sink,
+    /// How to judge each crate; its `seed` is the run's.
+    pub(crate) options: &'a Options,
+    /// Harnesses built by `judge build`, to run instead of building.
+    pub(crate) prebuilt: Option<&'a Index>,
+    /// A folder that keeps the exact sources graded (`--keep`).
+    pub(crate) keep: Option<&'a Path>,
 }
 
 /// What grading reports as it goes.
@@ -84,14 +107,13 @@ pub(crate) enum GradeEvent<'a> {
     Finished(&'a Path),
 }
 
-/// Grades `submissions` into `sink`, reporting through `events`.
+/// Grades `submissions` as `plan` says, reporting through `events`; stops
+/// with an error when a submission changed the course.
 pub(crate) fn grade(
     course: &Course,
     submissions: Vec<Submission>,
     shard: Option<Shard>,
-    sink: &Sink,
-    options: &Options,
-    prebuilt: Option<&Index>,
+    plan: &Plan<'_>,
     events: &mut dyn FnMut(GradeEvent<'_>),
 ) -> Result<Grading> {
     let exercises = &course.manifest.exercises;
@@ -102,24 +124,31 @@ pub(crate) fn grade(
             .collect(),
         shard,
         complete: false,
-        seed: options.seed,
+        sandbox: plan.options.sandbox.layers().clone(),
+        seed: plan.options.seed.unwrap_or_default(),
+    };
+    let seal = Seal::of(course)?;
+    let cache = match plan.prebuilt {
+        None if !grading.submissions.is_empty() => cache::for_course(course)?,
+        _ => None,
     };
     events(GradeEvent::Started {
         count: grading.submissions.len(),
         shard,
     });
-    sink.save_all(&grading)?;
+    plan.sink.save_all(&grading)?;
     for current in 0..grading.submissions.len() {
         let submission = &grading.submissions[current].submission;
         if !submission.dir.join("exercises").is_dir() {
             events(GradeEvent::NoExercises(submission));
         }
-        grade_submission(course, &mut grading, current, sink, options, prebuilt)?;
+        grade_submission(course, &mut grading, current, plan, cache.as_ref())?;
+        seal.check(course, &grading.submissions[current].submission.name)?;
         events(GradeEvent::Graded(&grading.submissions[current]));
     }
     grading.complete = true;
-    sink.save_all(&grading)?;
-    events(GradeEvent::Finished(sink.place()));
+    plan.sink.save_all(&grading)?;
+    events(GradeEvent::Finished(plan.sink.place()));
     Ok(grading)
 }
 
@@ -128,60 +157,59 @@ fn grade_submission(
     course: &Course,
     grading: &mut Grading,
     current: usize,
-    sink: &Sink,
-    options: &Options,
-    prebuilt: Option<&Index>,
+    plan: &Plan<'_>,
+    cache: Option<&Cache>,
 ) -> Result<()> {
     let submission = grading.submissions[current].submission.clone();
     for n in 0..grading.submissions[current].exercises.len() {
         let exercise = grading.submissions[current].exercises[n].exercise.clone();
         let started = Instant::now();
-        let verdict = judge_exercise(course, &submission, &exercise, options, prebuilt)?;
+        let (verdict, files) = judge_exercise(course, &submission, &exercise, plan, cache)?;
         let result = &mut grading.submissions[current].exercises[n];
-        result.verdict = verdict;
+        (result.verdict, result.files) = (verdict, files);
         result.seconds = started.elapsed().as_secs_f64();
-        sink.save(grading, current)?;
+        plan.sink.save(grading, current)?;
     }
     grading.submissions[current].complete = true;
-    sink.save(grading, current)
+    plan.sink.save(grading, current)
 }
 
-/// Builds (or finds prebuilt) and runs one exercise of a submission.
+/// Builds (or finds prebuilt) and runs one exercise of a submission; its
+/// verdict, and the files graded.
 fn judge_exercise(
     course: &Course,
     submission: &Submission,
     exercise: &Exercise,
-    options: &Options,
-    prebuilt: Option<&Index>,
-) -> Result<Verdict> {
+    plan: &Plan<'_>,
+    cache: Option<&Cache>,
+) -> Result<(Verdict, Vec<GradedFile>)> {
     let not_compiled = |log: String| {
         Verdict::Judged(Box::new(ExerciseReport::new(
             exercise,
             Stage::CompileError { log },
         )))
     };
-    let spec = match prepare(course, submission, exercise)? {
-        Prepared::NotStarted => return Ok(Verdict::NotStarted),
-        Prepared::Broken(why) => return Ok(not_compiled(why)),
-        Prepared::Ready(spec) => spec,
+    let sandbox = &plan.options.sandbox;
+    let (spec, files) = match prepare(course, submission, exercise, cache, sandbox)? {
+        Prepared::NotStarted => return Ok((Verdict::NotStarted, Vec::new())),
+        Prepared::Broken(why) => return Ok((not_compiled(why), Vec::new())),
+        Prepared::Ready(spec, files) => (spec, files),
     };
-    let prebuilt_dir = match prebuilt {
+    if let Some(keep) = plan.keep {
+        let kept = keep.join(&submission.name).join(exercise.dir_name());
+        crate::scratch::copy_crate(&spec.crate_dir, &kept, &spec.crate_dir)?;
+    }
+    let prebuilt_dir = match plan.prebuilt {
         None => None,
         Some(index) => match index.submission_harness(&submission.name, &spec.name)? {
-            Prebuilt::CompileError(log) => return Ok(not_compiled(log)),
+            Prebuilt::CompileError(log) => return Ok((not_compiled(log), files)),
             Prebuilt::Folder(dir) => Some(dir),
         },
     };
     let options = Options {
         prebuilt: prebuilt_dir,
-        ..options.clone()
+        ..plan.options.clone()
     };
-    let report = judge_crate(
-        course,
-        exercise,
-        &spec.crate_dir,
-        &Role::Submission,
-        &options,
-    )?;
-    Ok(Verdict::Judged(Box::new(report)))
+    let report = judge_spec(course, exercise, &spec, &options)?;
+    Ok((Verdict::Judged(Box::new(report)), files))
 }

@@ -10,6 +10,7 @@ use crate::manifest::Exercise;
 use crate::prebuilt;
 use crate::report::{CheckReport, ExerciseReport, Stage};
 use crate::role::Role;
+use crate::sandbox::Sandbox;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -28,6 +29,8 @@ pub(crate) struct Options {
     /// Whether the harness reads a read-only copy of the suite's snapshots
     /// (grade mode).
     pub(crate) seal_snapshots: bool,
+    /// The sandbox builds and runs happen in.
+    pub(crate) sandbox: Sandbox,
     /// The seed of checks that generate their inputs: chosen at grading
     /// time in grade mode, `None` (the course's fixed seed) otherwise.
     pub(crate) seed: Option<u64>,
@@ -43,9 +46,19 @@ pub(crate) fn judge_crate(
     options: &Options,
 ) -> Result<ExerciseReport> {
     let spec = Spec::new(course, exercise, crate_dir, role)?;
+    judge_spec(course, exercise, &spec, options)
+}
+
+/// Builds the harness of `spec` (a crate of `exercise`), runs it and reports.
+pub(crate) fn judge_spec(
+    course: &Course,
+    exercise: &Exercise,
+    spec: &Spec,
+    options: &Options,
+) -> Result<ExerciseReport> {
     let binary = match &options.prebuilt {
         Some(dir) => Built::Binary(prebuilt::binary(dir, &spec.name)?),
-        None => build(course, &spec, options.progress)?,
+        None => build(course, spec, &options.sandbox, options.progress)?,
     };
     let binary = match binary {
         Built::Binary(path) => path,
@@ -60,8 +73,9 @@ pub(crate) fn judge_crate(
         artifacts: options.artifacts.clone(),
         suite: spec.checks.parent().unwrap_or(&spec.checks).to_path_buf(),
         seal_snapshots: options.seal_snapshots,
-        seed: options.seed,
         scratch: course.scratch("runs"),
+        sandbox: options.sandbox.clone(),
+        seed: options.seed,
     })?;
     let stage = match run.failure {
         Some(reason) => Stage::HarnessFailure { reason },

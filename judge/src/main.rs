@@ -11,17 +11,23 @@
 //!  main ─ cli                       parse, dispatch, map outcomes to exit codes
 //!  cmd::{list, run, hint, watch,    the verbs: thin, one per verb; each shows
 //!        reset, doctor, verify,     what the layers below return, and none
-//!        grade, build}              imports another
+//!        grade, build, sandbox}     imports another (`sandbox` is the hidden
+//!                                   launcher's)
 //! ───────────────────────────────────────────────────────────────────────────
 //!  gate        grading  prebuilt    what verify, grade and build do, as data;
 //!                                   grading and building report through
 //!                                   events to a function the verb gives
 //!  judging                          the one entry point: judge a crate of an
 //!                                   exercise, get its report
+//!  submission  cache    seal        a student's crate made ready to build, in
+//!                                   a copy of the judge's build cache; the
+//!                                   course's checksum
 //!  compile     execute  variant     build a harness crate; run a harness
 //!                                   binary; make a known-wrong variant
-//!  submission  scratch  report      a student's crate and its scratch copy;
-//!                                   the report of one exercise
+//!  intake      scratch  report      what the judge takes of a student's crate;
+//!                                   scratch copies; the report of one exercise
+//!  sandbox                          the layers around every build and run of
+//!                                   student code, and the launcher
 //!  course  manifest  progress  role  files  text  starter  book  listing
 //!                                   the course on disk, its typed manifest, the
 //!                                   learner's progress, whose crate, file
@@ -35,6 +41,7 @@
 //! verb that imports another, and on any import cycle.
 
 mod book;
+mod cache;
 mod cli;
 mod cmd;
 mod compile;
@@ -43,6 +50,7 @@ mod execute;
 mod files;
 mod gate;
 mod grading;
+mod intake;
 mod judging;
 mod listing;
 mod manifest;
@@ -50,7 +58,9 @@ mod prebuilt;
 mod progress;
 mod report;
 mod role;
+mod sandbox;
 mod scratch;
+mod seal;
 mod starter;
 mod submission;
 mod text;
@@ -94,6 +104,7 @@ fn main() -> ExitCode {
         Command::Doctor { prebuilt } => cmd::doctor::doctor(cli.root.as_deref(), *prebuilt),
         Command::Grade(args) => cmd::grade::grade(cli.root.as_deref(), args),
         Command::Build(args) => cmd::build::build(cli.root.as_deref(), args),
+        Command::Sandbox(args) => cmd::sandbox::sandbox(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

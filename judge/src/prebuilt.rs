@@ -28,11 +28,13 @@
 //! }]}
 //! ```
 
+use crate::cache::{self, Cache};
 use crate::compile::{self, Built, Spec};
 use crate::course::Course;
 use crate::files::write_atomically;
 use crate::manifest::Exercise;
 use crate::role::Role;
+use crate::sandbox::Sandbox;
 use crate::submission::{Prepared, Submission, prepare};
 use crate::text::{plain, relative};
 use crate::variant::{self, Materialized};
@@ -203,16 +205,21 @@ struct Builder<'c, 'e> {
     course: &'c Course,
     out: &'c Path,
     progress: bool,
+    sandbox: &'c Sandbox,
+    /// The judge's cache, which submissions' builds start from.
+    cache: Option<Cache>,
     events: &'e mut dyn FnMut(BuildEvent<'_>),
 }
 
-/// Builds every harness of the course, then those of `submissions`, into
-/// `out`, rewriting `out/index.json` after each.
+/// Builds every harness of the course, then those of `submissions` (in the
+/// sandbox, each submission in its own target folder), into `out`,
+/// rewriting `out/index.json` after each.
 pub(crate) fn build_all(
     course: &Course,
     submissions: &[Submission],
     out: &Path,
     progress: bool,
+    sandbox: &Sandbox,
     events: &mut dyn FnMut(BuildEvent<'_>),
 ) -> Result<Counts> {
     std::fs::create_dir_all(out).with_context(|| {
@@ -227,10 +234,16 @@ pub(crate) fn build_all(
         harnesses: Vec::new(),
         dir: out.to_path_buf(),
     };
+    let cache = match submissions.is_empty() {
+        true => None,
+        false => cache::for_course(course)?,
+    };
     let mut builder = Builder {
         course,
         out,
         progress,
+        sandbox,
+        cache,
         events,
     };
     for exercise in &course.manifest.exercises {
@@ -310,13 +323,19 @@ impl Builder<'_, '_> {
     ) -> Result<Entry> {
         let role = Role::Submission;
         let mut entry = Entry::new(exercise, &role, Some(&submission.name), Status::NotStarted);
-        match prepare(self.course, submission, exercise)? {
+        match prepare(
+            self.course,
+            submission,
+            exercise,
+            self.cache.as_ref(),
+            self.sandbox,
+        )? {
             Prepared::NotStarted => Ok(entry),
             Prepared::Broken(why) => {
                 (entry.status, entry.log) = (Status::CompileError, Some(why));
                 Ok(entry)
             }
-            Prepared::Ready(spec) => {
+            Prepared::Ready(spec, _) => {
                 entry.status = Status::CompileError;
                 let mut entry = self.build_one(&spec, entry)?;
                 entry.log = entry.log.map(|log| relative(&log, &exercise.dir_name()));
@@ -335,7 +354,7 @@ impl Builder<'_, '_> {
         let target = self.out.join(&relative);
         // A binary still running elsewhere keeps its old copy; a stale one must go.
         let _ = std::fs::remove_file(&target);
-        match compile::build(self.course, spec, self.progress)? {
+        match compile::build(self.course, spec, self.sandbox, self.progress)? {
             Built::Binary(binary) => {
                 let folder = target.parent().expect("a file under the output folder");
                 fs_err::create_dir_all(folder)?;

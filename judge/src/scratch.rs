@@ -78,7 +78,7 @@ fn sync_tree(from: &Path, to: &Path) -> Result<()> {
 
 /// `manifest` with each relative `path` dependency made absolute from `home`
 /// (unchanged when there is none, or when it does not parse: cargo will say).
-fn anchor_paths(manifest: &[u8], home: &Path) -> Vec<u8> {
+pub(crate) fn anchor_paths(manifest: &[u8], home: &Path) -> Vec<u8> {
     let parsed = std::str::from_utf8(manifest)
         .ok()
         .and_then(|text| toml::from_str::<toml::Table>(text).ok());

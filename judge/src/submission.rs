@@ -6,16 +6,24 @@
 //! crates, the layout of the course's own `exercises/`. Its name is the
 //! folder's name. Hidden folders (`.git`) in a class folder are not
 //! submissions.
+//!
+//! A submission's scratch folder holds everything its builds use and write:
+//! the crates the judge takes from it ([`crate::intake`]), the generated
+//! harnesses (`harness/`), its own target folder (`target/`, a copy of the
+//! judge's cache, [`crate::cache`]) and the builds' home (`home/`).
 
 mod shard;
 
 pub(crate) use shard::Shard;
 
+use crate::cache::{self, Cache};
 use crate::compile::Spec;
 use crate::course::Course;
 use crate::files::paths_hash;
+use crate::intake::{self, GradedFile, Intake, Source};
 use crate::manifest::Exercise;
 use crate::role::Role;
+use crate::sandbox::Sandbox;
 use crate::scratch;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -53,12 +61,6 @@ impl Submission {
         let hash = paths_hash(&[&course.root, &self.dir]);
         Ok(scratch::folder(course, "grade")?.join(format!("{}-{hash:08x}", self.name)))
     }
-
-    /// The student's crate of the exercise folder `dir_name` (`101-slug`), if they have one.
-    pub(crate) fn crate_dir(&self, dir_name: &str) -> Option<PathBuf> {
-        let dir = self.dir.join("exercises").join(dir_name);
-        dir.is_dir().then_some(dir)
-    }
 }
 
 /// The submissions `whose` names, sorted and sharded.
@@ -81,35 +83,44 @@ pub(crate) fn submissions(whose: &Whose) -> Result<Vec<Submission>> {
 pub(crate) enum Prepared {
     /// The submission has no folder for the exercise.
     NotStarted,
-    /// The folder is there but cannot be built (no or a broken `Cargo.toml`): why.
+    /// The folder is there but cannot be taken (a symbolic link, a file
+    /// that is not UTF-8, ...): why.
     Broken(String),
-    /// The scratch copy, and its harness.
-    Ready(Box<Spec>),
+    /// The crate the judge built from it, its harness, and the files taken.
+    Ready(Box<Spec>, Vec<GradedFile>),
 }
 
-/// Copies the submission's crate of `exercise` into the scratch folder.
+/// Takes the submission's crate of `exercise` into its scratch folder
+/// ([`crate::intake`]), with the course's manifest; with a `cache`, makes
+/// the submission's target folder a copy of it.
 pub(crate) fn prepare(
     course: &Course,
     submission: &Submission,
     exercise: &Exercise,
+    cache: Option<&Cache>,
+    sandbox: &Sandbox,
 ) -> Result<Prepared> {
     let folder = exercise.dir_name();
-    let Some(from) = submission.crate_dir(&folder) else {
+    let relative = Path::new("exercises").join(&folder);
+    if std::fs::symlink_metadata(submission.dir.join(&relative)).is_err() {
         return Ok(Prepared::NotStarted);
+    }
+    let scratch = submission.scratch_dir(course)?;
+    let krate = scratch.join(&folder);
+    let source = Source {
+        submission: &submission.dir,
+        folder: &relative,
     };
-    let krate = submission.scratch_dir(course)?.join(&folder);
-    scratch::copy_crate(&from, &krate, &course.exercise_dir(exercise))?;
-    if !from.join("Cargo.toml").is_file() {
-        return Ok(Prepared::Broken(format!(
-            "the submission's `exercises/{folder}` has no `Cargo.toml`"
-        )));
+    let home = course.exercise_dir(exercise);
+    let files = match intake::take(&source, &krate, &home.join("Cargo.toml"), &home)? {
+        Intake::Taken(files) => files,
+        Intake::Refused(why) => return Ok(Prepared::Broken(why)),
+    };
+    let spec = Spec::new(course, exercise, &krate, &Role::Submission)?.isolated_in(&scratch);
+    if let Some(cache) = cache {
+        cache::seed(cache, &spec.target, sandbox)?;
     }
-    match Spec::new(course, exercise, &krate, &Role::Submission) {
-        Ok(spec) => Ok(Prepared::Ready(Box::new(spec))),
-        Err(err) => Ok(Prepared::Broken(format!(
-            "the submission's `exercises/{folder}` cannot be built: {err:#}"
-        ))),
-    }
+    Ok(Prepared::Ready(Box::new(spec), files))
 }
 
 /// One submission folder.

@@ -30,13 +30,17 @@ const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 const STEPS: usize = 3000;
 const CAPACITY: usize = 96 << 20;
 
-pub(super) fn random_workload_keeps_invariants(_: &Ctx) -> Result<(), Failure> {
-    let mut rng = XorShift(SEED);
+pub(super) fn random_workload_keeps_invariants(ctx: &Ctx) -> Result<(), Failure> {
+    // The course's seed, or (when grading) one mixed with the grading seed;
+    // xorshift needs a state that is not zero.
+    let seed = ctx.seed_for(SEED).max(1);
+    let mut rng = XorShift(seed);
     let mut a = sim(CAPACITY);
     let mut live: Vec<Block> = Vec::new();
     for step in 1..=STEPS {
-        let op = random_step(&mut rng, &mut a, &mut live).map_err(|f| at_step(f, step, "", &a))?;
-        check_invariants(&a, &live).map_err(|f| at_step(f, step, &op, &a))?;
+        let op =
+            random_step(&mut rng, &mut a, &mut live).map_err(|f| at_step(f, seed, step, "", &a))?;
+        check_invariants(&a, &live).map_err(|f| at_step(f, seed, step, &op, &a))?;
     }
     Ok(())
 }
@@ -110,7 +114,7 @@ fn random_step(rng: &mut XorShift, a: &mut Sim, live: &mut Vec<Block>) -> Result
     }
 }
 
-fn at_step(failure: Failure, step: usize, op: &str, a: &Sim) -> Failure {
+fn at_step(failure: Failure, seed: u64, step: usize, op: &str, a: &Sim) -> Failure {
     let layout: String = a
         .snapshot()
         .iter()
@@ -126,7 +130,7 @@ fn at_step(failure: Failure, step: usize, op: &str, a: &Sim) -> Failure {
         })
         .collect();
     let expected = format!(
-        "{} (random workload, seed {SEED:#x}, step {step}{})",
+        "{} (random workload, seed {seed:#x}, step {step}{})",
         failure.expected,
         if op.is_empty() {
             String::new()

@@ -22,7 +22,7 @@ impl Bench {
         let compute = device.new_stream()?;
         let copy = device.new_stream()?;
         let decoder = workload::decoder(&compute)?;
-        let workload = workload::workload(&decoder);
+        let workload = workload::workload(&decoder, ctx.seed_for(workload::SEED));
         Ok(Self {
             device,
             compute,

@@ -64,6 +64,19 @@ impl Ctx {
         self.seed.unwrap_or(crate::COURSE_SEED)
     }
 
+    /// The seed of a generated workload whose course seed is `course`:
+    /// `course` itself in `judge run` and `judge verify`, so that what a
+    /// learner sees is what the book shows; when grading, a seed mixed from
+    /// `course` and the seed chosen at grading time (recorded in the
+    /// results), so that output hard-coded for the course's seeds fails.
+    /// Each `course` seed gives a stream of its own.
+    pub fn seed_for(&self, course: u64) -> u64 {
+        match self.seed {
+            None => course,
+            Some(grading) => crate::splitmix(grading ^ crate::splitmix(course)),
+        }
+    }
+
     /// The backend the judge asked for.
     pub fn backend(&self) -> Backend {
         self.backend

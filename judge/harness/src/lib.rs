@@ -3,10 +3,10 @@
 //! For each run the judge generates a tiny crate whose `main` calls
 //! [`main`] with the check suite of one exercise; the suite's checks call the
 //! learner's crate. This crate runs the checks one by one and reports each
-//! outcome to the judge through a file whose path and nonce arrive on stdin
-//! before any learner code runs. Whatever the learner's code prints goes to
-//! stdout and stderr, which the judge shows as output and never reads as a
-//! verdict.
+//! outcome to the judge through a socket that arrives as stdin and that
+//! only it holds once it has read its setup ([`protocol`] says how).
+//! Whatever the learner's code prints goes to stdout and stderr, which the
+//! judge shows as output and never reads as a verdict.
 //!
 //! A check is a plain function returning `Result<(), Failure>`: a failure
 //! says what was expected, what happened, where in the learner's code, and
@@ -21,6 +21,7 @@
 //! ([`Ctx::save_timeline`]: the runner sends the judge an
 //! [`Event::Artifact`] with the files' paths).
 
+mod channel;
 mod ctx;
 mod macros;
 pub mod protocol;
@@ -122,6 +123,14 @@ impl From<gpu::GpuError> for Failure {
     }
 }
 
+/// One step of SplitMix64: a well-mixed 64-bit value of `x`.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// The median of `values` (the upper one of an even count); 0 when empty.
 /// Checks judge timings by medians of one run, never by single samples.
 pub fn median(values: &[f64]) -> f64 {
@@ -155,6 +164,26 @@ mod tests {
         let ctx = Ctx::new(gpu::Backend::Virtual);
         assert_eq!(ctx.seed(), COURSE_SEED);
         assert_eq!(ctx.with_seed(Some(7)).seed(), 7);
+    }
+
+    #[test]
+    fn grading_seeds_change_every_workload_and_the_course_seed_is_kept_otherwise() {
+        let run = Ctx::new(gpu::Backend::Virtual);
+        assert_eq!(run.seed_for(102), 102);
+        let graded = Ctx::new(gpu::Backend::Virtual).with_seed(Some(7));
+        let other = Ctx::new(gpu::Backend::Virtual).with_seed(Some(8));
+        assert_ne!(graded.seed_for(102), 102);
+        assert_ne!(
+            graded.seed_for(102),
+            graded.seed_for(104),
+            "each workload its own stream"
+        );
+        assert_ne!(graded.seed_for(102), other.seed_for(102));
+        assert_eq!(
+            graded.seed_for(102),
+            graded.seed_for(102),
+            "a recorded seed reproduces"
+        );
     }
 
     #[test]

@@ -1,12 +1,20 @@
 //! What the judge and a harness binary say to each other.
 //!
-//! The judge writes one [`Setup`] line (JSON) to the harness's stdin. The
-//! harness appends [`Event`] lines (JSON) to the results file the setup
-//! names, each signed with the setup's nonce (HMAC-SHA256; the nonce itself
-//! is never written), and flushes after each, so a crash or a timeout still
-//! leaves every finished check on disk. Code running inside the harness can
-//! read the file but cannot sign a line of its own without the nonce, which
-//! only the harness's memory holds.
+//! The harness's stdin is one end of a socket pair, the results channel.
+//! The judge writes one [`Setup`] line (JSON) to it; the harness reads it,
+//! moves the socket to a descriptor of its own and puts `/dev/null` on
+//! stdin, so that learner code can neither read the setup nor reach the
+//! channel (a socket cannot be reopened through `/proc/self/fd`, and code
+//! without `unsafe` cannot make a file of a descriptor number). The harness
+//! then writes [`Event`] lines (JSON) back on the socket, one write each, so
+//! a crash or a timeout still leaves every finished check with the judge.
+//!
+//! The first event, [`Event::Suite`], is signed with the setup's nonce
+//! (HMAC-SHA256; the nonce itself is never written): it proves that the
+//! channel was opened by the harness this run started. The harness then
+//! wipes the nonce (and the line that carried it) before any learner code
+//! runs; the events after it are believed because only the harness holds
+//! the channel, and carry no signature.
 
 use gpu::CallSite;
 use serde::{Deserialize, Serialize};
@@ -15,10 +23,8 @@ use std::path::PathBuf;
 /// The judge's instructions, read from stdin before any check runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setup {
-    /// A secret the judge chose: every event must carry it.
+    /// A secret the judge chose, which signs the first event and is then wiped.
     pub nonce: String,
-    /// Where to append events.
-    pub results: PathBuf,
     /// The backend the judge asks for (`"auto"`, `"cuda"` or `"virtual"`
     /// in JSON; any other name makes the setup line unreadable).
     pub backend: gpu::Backend,
@@ -206,9 +212,7 @@ mod tests {
     #[test]
     fn a_setup_with_an_unknown_backend_is_refused_not_read_as_auto() {
         let line = |backend: &str| {
-            format!(
-                r#"{{"nonce":"n","results":"/r","backend":"{backend}","only":null,"artifacts":null}}"#
-            )
+            format!(r#"{{"nonce":"n","backend":"{backend}","only":null,"artifacts":null}}"#)
         };
         let setup: Setup = serde_json::from_str(&line("virtual")).unwrap();
         assert_eq!(setup.backend, gpu::Backend::Virtual);
@@ -223,7 +227,6 @@ mod tests {
     fn a_seed_travels_in_the_setup_line() {
         let setup = Setup {
             nonce: "n".into(),
-            results: "/r".into(),
             backend: gpu::Backend::Virtual,
             only: None,
             artifacts: None,

@@ -1,103 +1,81 @@
-//! Running a suite: read the setup, run each check, append events.
+//! Running a suite: read the setup, run each check, send events.
 
+use crate::channel::Channel;
 use crate::protocol::{CheckInfo, Event, Outcome, Setup};
 use crate::{Check, Ctx, Failure};
 use gpu::{Backend, CallSite};
 use std::cell::RefCell;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::time::Instant;
+use zeroize::Zeroize;
 
 thread_local! {
     /// Where the last panic happened (the panic hook stores it).
     static PANIC_AT: RefCell<Option<CallSite>> = const { RefCell::new(None) };
 }
 
-/// The harness's `main`: reads the setup from stdin, runs `suite`, reports.
+/// The harness's `main`: reads the setup from the channel on stdin, runs
+/// `suite`, reports on the channel.
 pub fn main(suite: &[Check]) -> ExitCode {
-    let mut line = String::new();
-    let setup: Setup = match std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .map(|_| serde_json::from_str(&line))
-    {
-        Ok(Ok(setup)) => setup,
-        _ => {
+    let (mut channel, setup) = match Channel::open() {
+        Ok(opened) => opened,
+        Err(_) => {
             eprintln!(
                 "error: this is a judge harness; run it through `judge run`, which sends its setup on stdin"
             );
             return ExitCode::from(2);
         }
     };
-    match run(suite, &setup) {
+    match run(suite, &mut channel, setup) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!(
-                "error: cannot write the results file `{}`: {e}",
-                setup.results.display()
-            );
+            eprintln!("error: cannot send results to the judge: {e}");
             ExitCode::from(3)
         }
     }
 }
 
-fn run(suite: &[Check], setup: &Setup) -> std::io::Result<()> {
-    let mut out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&setup.results)?;
+fn run(suite: &[Check], out: &mut Channel, mut setup: Setup) -> std::io::Result<()> {
     let backend = setup.backend;
-    let ctx = context(setup);
-    let nonce = setup.nonce.clone();
+    let ctx = context(&setup);
     let checks = suite.iter().map(info).collect();
     let backend_name = resolved_backend(backend);
-    emit(
-        &mut out,
-        &nonce,
-        &Event::Suite {
-            tag: String::new(),
-            checks,
-            backend: backend_name,
-        },
-    )?;
+    let suite_event = Event::Suite {
+        tag: String::new(),
+        checks,
+        backend: backend_name,
+    };
+    out.send(&suite_event, Some(&setup.nonce))?;
+    // The nonce has signed all it will: wipe it before any learner code runs.
+    setup.nonce.zeroize();
     install_panic_hook();
-    for check in suite.iter().filter(|c| wanted(setup, c.name)) {
-        emit(
-            &mut out,
-            &nonce,
-            &Event::Start {
-                tag: String::new(),
-                check: check.name.into(),
-            },
-        )?;
+    for check in suite.iter().filter(|c| wanted(&setup, c.name)) {
+        let start = Event::Start {
+            tag: String::new(),
+            check: check.name.into(),
+        };
+        out.send(&start, None)?;
         let started = Instant::now();
         let (outcome, artifacts) = run_check(check, &ctx);
         let seconds = started.elapsed().as_secs_f64();
         for artifact in artifacts {
-            emit(
-                &mut out,
-                &nonce,
-                &Event::Artifact {
-                    tag: String::new(),
-                    check: check.name.into(),
-                    artifact,
-                },
-            )?;
-        }
-        emit(
-            &mut out,
-            &nonce,
-            &Event::End {
+            let event = Event::Artifact {
                 tag: String::new(),
                 check: check.name.into(),
-                outcome,
-                seconds,
-            },
-        )?;
+                artifact,
+            };
+            out.send(&event, None)?;
+        }
+        let end = Event::End {
+            tag: String::new(),
+            check: check.name.into(),
+            outcome,
+            seconds,
+        };
+        out.send(&end, None)?;
     }
-    emit(&mut out, &nonce, &Event::Done { tag: String::new() })
+    out.send(&Event::Done { tag: String::new() }, None)
 }
 
 /// The context the setup asks for: its backend, artifacts folder,
@@ -197,13 +175,6 @@ fn leak(file: &str) -> &'static str {
     Box::leak(file.to_string().into_boxed_str())
 }
 
-fn emit(out: &mut File, key: &str, event: &Event) -> std::io::Result<()> {
-    let mut line = serde_json::to_string(&event.clone().sign(key)).expect("events serialize");
-    line.push('\n');
-    out.write_all(line.as_bytes())?;
-    out.flush()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,7 +183,6 @@ mod tests {
     fn the_checks_see_the_seed_of_the_setup() {
         let mut setup = Setup {
             nonce: "n".into(),
-            results: "/r".into(),
             backend: Backend::Virtual,
             only: None,
             artifacts: None,

@@ -7,6 +7,7 @@ use crate::cli::BuildArgs;
 use crate::course::Course;
 use crate::exit;
 use crate::prebuilt::{self, BuildEvent};
+use crate::sandbox::Sandbox;
 use crate::submission;
 use anyhow::Result;
 use std::io::IsTerminal;
@@ -17,7 +18,15 @@ pub(crate) fn build(root: Option<&Path>, args: &BuildArgs) -> Result<u8> {
     let course = Course::open(root)?;
     let submissions = submission::submissions(&args.who.whose())?;
     let progress = std::io::stderr().is_terminal();
-    let counts = prebuilt::build_all(&course, &submissions, &args.out, progress, &mut say)?;
+    let sandbox = Sandbox::new(args.sandbox.config());
+    let counts = prebuilt::build_all(
+        &course,
+        &submissions,
+        &args.out,
+        progress,
+        &sandbox,
+        &mut say,
+    )?;
     println!(
         "built {} harnesses into `{}`; {} did not compile (see `index.json` there)",
         counts.built,

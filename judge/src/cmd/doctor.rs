@@ -2,13 +2,16 @@
 //!
 //! One line per thing the judge needs (the Rust toolchain, the course, the
 //! judge's own crates) or can use (the CUDA driver, NVRTC, a GPU), then the
-//! `GPU_BACKEND` override and the backend `judge run` will use, then what to
-//! do about anything missing. A missing GPU is not a failure: the virtual GPU
-//! runs every exercise. The exit code is 1 only when the judge cannot build
-//! or run here at all.
+//! `GPU_BACKEND` override and the backend `judge run` will use, then the
+//! sandbox's layers in force here ([`crate::sandbox`]), then what to do about
+//! anything missing. A missing GPU is not a failure: the virtual GPU runs
+//! every exercise; nor is a missing layer (but `judge grade` refuses to
+//! start without the `files` layer). The exit code is 1 only when the judge
+//! cannot build or run here at all.
 
 use crate::course::Course;
 use crate::exit;
+use crate::sandbox::{Config as SandboxConfig, Sandbox};
 use anstyle::{AnsiColor, Style};
 use anyhow::Result;
 use std::ffi::OsString;
@@ -45,6 +48,8 @@ struct Row {
 struct Findings {
     /// The lines, in order.
     rows: Vec<Row>,
+    /// The sandbox's layers, one line each.
+    layers: Vec<Row>,
     /// What to do, one paragraph each.
     advice: Vec<String>,
     /// Set when the judge cannot build or run here.
@@ -81,6 +86,7 @@ pub(crate) fn doctor(root: Option<&Path>, prebuilt: bool) -> Result<u8> {
         check_sources(&mut findings, &course.tools);
     }
     cuda::check(&mut findings, std::env::var("GPU_BACKEND").ok().as_deref());
+    check_sandbox(&mut findings);
     render(&findings, prebuilt, &mut anstream::stdout())?;
     Ok(if findings.blocked {
         exit::FAILED
@@ -203,6 +209,26 @@ fn check_sources(findings: &mut Findings, tools: &Path) {
     }
 }
 
+/// The sandbox's layers, as the launcher puts them in place here.
+fn check_sandbox(findings: &mut Findings) {
+    let sandbox = Sandbox::new(SandboxConfig::default());
+    for layer in sandbox.layers().rows() {
+        let mark = if layer.in_force {
+            Mark::Ok
+        } else {
+            Mark::Missing
+        };
+        findings.layers.push(Row {
+            mark,
+            what: layer.name,
+            detail: layer.detail,
+        });
+    }
+    if !sandbox.layers().isolates_files() {
+        findings.advise(NO_FILES_LAYER);
+    }
+}
+
 /// The style of `ok`.
 const OK: Style = AnsiColor::Green.on_default().bold();
 /// The style of `missing`.
@@ -218,18 +244,12 @@ fn render(findings: &Findings, prebuilt: bool, out: &mut dyn Write) -> std::io::
         out,
         "{HEAD}judge doctor: what this machine has for the workbook{HEAD:#}\n"
     )?;
-    for row in &findings.rows {
-        let (style, mark) = match row.mark {
-            Mark::Ok => (OK, "ok"),
-            Mark::Missing => (MISSING, "missing"),
-            Mark::Note => (DIM, "-"),
-        };
-        writeln!(
-            out,
-            "  {style}{mark:<8}{style:#} {:<13} {}",
-            row.what, row.detail
-        )?;
-    }
+    render_rows(&findings.rows, out)?;
+    writeln!(
+        out,
+        "\n{HEAD}the sandbox student code is built and run in:{HEAD:#}"
+    )?;
+    render_rows(&findings.layers, out)?;
     if !findings.advice.is_empty() {
         writeln!(out, "\n{HEAD}what to do:{HEAD:#}")?;
         for advice in &findings.advice {
@@ -245,6 +265,28 @@ fn render(findings: &Findings, prebuilt: bool, out: &mut dyn Write) -> std::io::
     };
     writeln!(out, "\n{verdict}")
 }
+
+/// Writes one line per row.
+fn render_rows(rows: &[Row], out: &mut dyn Write) -> std::io::Result<()> {
+    for row in rows {
+        let (style, mark) = match row.mark {
+            Mark::Ok => (OK, "ok"),
+            Mark::Missing => (MISSING, "missing"),
+            Mark::Note => (DIM, "-"),
+        };
+        writeln!(
+            out,
+            "  {style}{mark:<8}{style:#} {:<13} {}",
+            row.what, row.detail
+        )?;
+    }
+    Ok(())
+}
+
+/// No landlock: what grading needs.
+const NO_FILES_LAYER: &str = "the sandbox cannot isolate files here (no landlock): `judge run` \
+     works, but `judge grade` refuses to grade without `--no-sandbox`; grade on Linux 5.13 or \
+     newer with landlock enabled";
 
 /// The last line when the judge cannot work here.
 const NOT_READY: &str = "the judge cannot build or run exercises here until the problems above \

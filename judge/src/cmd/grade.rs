@@ -7,11 +7,12 @@ use crate::cli::GradeArgs;
 use crate::course::Course;
 use crate::exit;
 use crate::grading::output::Sink;
-use crate::grading::{self, GradeEvent, summary};
+use crate::grading::{self, GradeEvent, Plan, summary};
 use crate::judging::Options;
 use crate::prebuilt::Index;
+use crate::sandbox::Sandbox;
 use crate::submission;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
@@ -26,41 +27,49 @@ pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
         .as_deref()
         .map(Index::load)
         .transpose()?;
+    let sandbox = Sandbox::new(args.options.sandbox.config());
+    if sandbox.config().enabled && !sandbox.layers().isolates_files() {
+        bail!("{NO_ISOLATION}");
+    }
     let sink = Sink::new(args.format, args.out.as_deref(), args.who.class.is_some())?;
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
     let options = Options {
         backend: args.options.backend.into(),
         prebuilt: None,
         progress: std::io::stderr().is_terminal(),
         artifacts: None,
         seal_snapshots: true,
-        // Chosen now, so that no table of answers made with the course's
-        // fixed seed passes; the results record it.
-        seed: Some(fastrand::u64(..)),
+        sandbox,
+        seed: Some(seed),
+    };
+    let plan = Plan {
+        sink: &sink,
+        options: &options,
+        prebuilt: prebuilt.as_ref(),
+        keep: args.keep.as_deref(),
     };
     let mut stdout = anstream::stdout();
     let mut shown = 0;
     let mut failed_to_print = None;
-    grading::grade(
-        &course,
-        submissions,
-        args.who.shard,
-        &sink,
-        &options,
-        prebuilt.as_ref(),
-        &mut |event| {
-            if let Err(err) = show(event, &mut stdout, &mut shown) {
-                failed_to_print.get_or_insert(err);
-            }
-        },
-    )?;
+    grading::grade(&course, submissions, args.who.shard, &plan, &mut |event| {
+        if let Err(err) = show(event, &options, &mut stdout, &mut shown) {
+            failed_to_print.get_or_insert(err);
+        }
+    })?;
     match failed_to_print {
         Some(err) => Err(err.into()),
         None => Ok(exit::OK),
     }
 }
 
-/// Shows one event: notes on stderr, each submission's summary on stdout.
-fn show(event: GradeEvent<'_>, stdout: &mut dyn Write, shown: &mut usize) -> std::io::Result<()> {
+/// Shows one event: notes on stderr (first the sandbox's layers and the
+/// seed), each submission's summary on stdout.
+fn show(
+    event: GradeEvent<'_>,
+    options: &Options,
+    stdout: &mut dyn Write,
+    shown: &mut usize,
+) -> std::io::Result<()> {
     match event {
         GradeEvent::Started { count, shard } => {
             let plural = if count == 1 { "" } else { "s" };
@@ -70,6 +79,9 @@ fn show(event: GradeEvent<'_>, stdout: &mut dyn Write, shown: &mut usize) -> std
                 }
                 None => eprintln!("grading {count} submission{plural}"),
             }
+            eprintln!("sandbox: {}", options.sandbox.layers().summary());
+            let seed = options.seed.unwrap_or_default();
+            eprintln!("seed: {seed} (chosen now; `--seed {seed}` grades with it again)");
         }
         GradeEvent::NoExercises(submission) => eprintln!(
             "note: `{}` has no `exercises/` folder, so nothing in it is started (a class folder goes with `--class`)",
@@ -86,3 +98,9 @@ fn show(event: GradeEvent<'_>, stdout: &mut dyn Write, shown: &mut usize) -> std
     }
     Ok(())
 }
+
+/// Why grading does not start without landlock.
+const NO_ISOLATION: &str = "the sandbox cannot isolate files on this machine (no landlock: Linux \
+     5.13 or newer, with `landlock` in its `lsm=` list; `judge doctor` lists the layers in \
+     force); grade on such a machine or in a container on one, or pass `--no-sandbox` to grade \
+     with student code running with the judge's rights (the results record it)";

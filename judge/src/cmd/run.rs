@@ -5,6 +5,7 @@ use crate::course::Course;
 use crate::exit;
 use crate::judging::{Options, judge_learner};
 use crate::report::render;
+use crate::sandbox::Sandbox;
 use anyhow::Result;
 use judge_harness::Artifact;
 use std::io::IsTerminal;
@@ -24,6 +25,7 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         // times every operation with events (see `Ctx::device`).
         artifacts: (args.timeline.is_some() || args.trace.is_some()).then(|| artifacts.clone()),
         seal_snapshots: false,
+        sandbox: Sandbox::new(args.options.sandbox.config()),
         seed: None,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;

@@ -7,6 +7,7 @@ use crate::exit;
 use crate::gate::{self, Finding};
 use crate::judging::Options;
 use crate::manifest::Exercise;
+use crate::sandbox::Sandbox;
 use anstyle::{AnsiColor, Style};
 use anyhow::Result;
 use std::io::Write;
@@ -31,6 +32,7 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
         progress: false,
         artifacts: None,
         seal_snapshots: false,
+        sandbox: Sandbox::new(args.options.sandbox.config()),
         seed: None,
     };
     let wanted = |e: &&Exercise| chosen.is_empty() || chosen.contains(&e.id);

@@ -26,6 +26,7 @@ use crate::listing;
 use crate::manifest::Exercise;
 use crate::progress::{self, Status};
 use crate::report::render;
+use crate::sandbox::{Config as SandboxConfig, Sandbox};
 use crate::starter;
 use anyhow::Result;
 use files::{counts, start_watcher};
@@ -229,6 +230,7 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
     let options = Options {
         backend: args.backend.into(),
         progress: std::io::stderr().is_terminal(),
+        sandbox: Sandbox::new(SandboxConfig::default()),
         ..Options::default()
     };
     let judged = course

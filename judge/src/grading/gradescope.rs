@@ -4,8 +4,10 @@
 //! `output` (the summary a person reads), `output_format`,
 //! `test_output_format` and `test_name_format` (all `text`), `visibility`
 //! (`visible`), `stdout_visibility` (`hidden`: the judge's own log is for
-//! the instructor), `extra_data` (`judge`, `submission`, `complete`) and
-//! `tests`. One test per check, in manifest then suite order: `name`
+//! the instructor), `extra_data` (`judge`, `submission`, `complete`,
+//! `seed`, `sandbox` (as in the JSON format: `enabled`, `summary`,
+//! `layers`) and `files`, each graded exercise's files with their SHA-256)
+//! and `tests`. One test per check, in manifest then suite order: `name`
 //! (`ID CHECK: TITLE`), `number` (`ID.N`), `score`, `max_score` (the check's
 //! share of the exercise's points), `status` (`passed` or `failed`), `output`
 //! (for a failure: expected, got, where, and what the code printed),
@@ -15,17 +17,20 @@
 //! run (not started, not compiled, not graded yet) is one failed test worth
 //! all its points, numbered `ID`, whose output says why.
 
-use crate::grading::model::{ExerciseResult, SubmissionResult, check_status, round};
-use crate::grading::summary;
+use crate::grading::model::{ExerciseResult, check_status, round};
+use crate::grading::{Grading, summary};
+use crate::intake::GradedFile;
 use crate::report::{CheckReport, ExerciseReport};
+use crate::sandbox::LayersReport;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The most of the student's output shown in one test.
 const OUTPUT_LIMIT: usize = 2000;
 
 /// A `results.json`; its fields are documented above.
 #[derive(Serialize)]
-struct Results {
+struct Results<'a> {
     score: f64,
     execution_time: u64,
     output: String,
@@ -34,16 +39,19 @@ struct Results {
     test_name_format: &'static str,
     visibility: &'static str,
     stdout_visibility: &'static str,
-    extra_data: Extra,
+    extra_data: Extra<'a>,
     tests: Vec<Test>,
 }
 
 /// The top level's `extra_data`.
 #[derive(Serialize)]
-struct Extra {
+struct Extra<'a> {
     judge: &'static str,
     submission: String,
     complete: bool,
+    seed: u64,
+    sandbox: LayersReport,
+    files: BTreeMap<String, &'a [GradedFile]>,
 }
 
 /// One Gradescope test.
@@ -79,9 +87,15 @@ enum TestStatus {
     Failed,
 }
 
-/// The `results.json` of one submission, as graded so far.
-pub(crate) fn render(result: &SubmissionResult) -> String {
-    let mut output = format!("Graded by the judge {}.\n", env!("CARGO_PKG_VERSION"));
+/// The `results.json` of submission `current` of `grading`, as graded so far.
+pub(crate) fn render(grading: &Grading, current: usize) -> String {
+    let result = &grading.submissions[current];
+    let mut output = format!(
+        "Graded by the judge {} (sandbox: {}; seed {}).\n",
+        env!("CARGO_PKG_VERSION"),
+        grading.sandbox.summary(),
+        grading.seed
+    );
     output.push_str(&summary::text(result));
     let results = Results {
         score: round(result.score()),
@@ -96,6 +110,14 @@ pub(crate) fn render(result: &SubmissionResult) -> String {
             judge: env!("CARGO_PKG_VERSION"),
             submission: result.submission.name.clone(),
             complete: result.complete,
+            seed: grading.seed,
+            sandbox: grading.sandbox.report(),
+            files: result
+                .exercises
+                .iter()
+                .filter(|e| !e.files.is_empty())
+                .map(|e| (e.exercise.dir_name(), e.files.as_slice()))
+                .collect(),
         },
         tests: result.exercises.iter().flat_map(tests).collect(),
     };

@@ -6,7 +6,12 @@
 //!   "judge": "0.1.0",               the judge's version
 //!   "complete": false,              true once every submission is graded
 //!   "shard": "2/4" | null,          the shard of the class graded here
-//!   "seed": 1234 | null,            the seed of generated inputs, chosen at grading time
+//!   "seed": 1234,                   the seed the checks' generated workloads took
+//!   "sandbox": {                    what student code was built and run in
+//!     "enabled": true,              false with `--no-sandbox`
+//!     "summary": "files, ... (all in force)",
+//!     "layers": [{"name": "files", "in_force": true, "detail": "landlock ABI 7: ..."}, ...]
+//!   },
 //!   "submissions": [{
 //!     "name": "ada",                the submission folder's name
 //!     "path": "/abs/class/ada",
@@ -30,7 +35,8 @@
 //!         "seconds": 0.01
 //!       }],
 //!       "output": "...",            what the student's code printed (cut to 64 KiB)
-//!       "forged_lines": 0           result lines not signed for the run, ignored
+//!       "forged_lines": 0,          result lines before a suite signed for the run, ignored
+//!       "files": [{"path": "src/lib.rs", "sha256": "..."}]   every file graded
 //!     }]
 //!   }]
 //! }
@@ -38,7 +44,9 @@
 
 use crate::grading::Grading;
 use crate::grading::model::{ExerciseResult, Status, SubmissionResult, round};
+use crate::intake::GradedFile;
 use crate::report::CheckReport;
+use crate::sandbox::LayersReport;
 use judge_harness::Outcome;
 use serde::Serialize;
 
@@ -49,7 +57,8 @@ struct Document<'a> {
     judge: &'static str,
     complete: bool,
     shard: Option<String>,
-    seed: Option<u64>,
+    seed: u64,
+    sandbox: LayersReport,
     submissions: Vec<SubmissionJson<'a>>,
 }
 
@@ -81,6 +90,7 @@ struct ExerciseJson<'a> {
     checks: Vec<CheckJson<'a>>,
     output: String,
     forged_lines: usize,
+    files: &'a [GradedFile],
 }
 
 /// A check, with its outcome's own fields.
@@ -106,6 +116,7 @@ pub(crate) fn render(grading: &Grading) -> String {
         complete: grading.complete,
         shard: grading.shard.map(|s| s.to_string()),
         seed: grading.seed,
+        sandbox: grading.sandbox.report(),
         submissions: grading.submissions.iter().map(submission).collect(),
     };
     let mut text = serde_json::to_string_pretty(&document).expect("results serialize");
@@ -150,6 +161,7 @@ fn exercise(result: &ExerciseResult) -> ExerciseJson<'_> {
             .unwrap_or_default(),
         output: result.output(),
         forged_lines: report.map_or(0, |r| r.forged_lines),
+        files: &result.files,
     }
 }
 

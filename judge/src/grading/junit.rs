@@ -2,7 +2,10 @@
 //!
 //! One `<testsuite>` per exercise of each submission, named
 //! `SUBMISSION/ID-SLUG`, with properties `submission`, `exercise`, `status`,
-//! `score`, `max_score` and `backend`; one `<testcase>` per check (its
+//! `score`, `max_score`, `backend`, `seed` (the run's), `sandbox` (the
+//! layers' summary) and `sandbox.LAYER` for each layer (`in force: HOW` or
+//! `not in force: WHY`), and `file:PATH` (its SHA-256) for each file
+//! graded; one `<testcase>` per check (its
 //! `classname` is `SUBMISSION.ID-SLUG`, its properties `score` and
 //! `max_score`). A check that failed or panicked is a `<failure>`; one that
 //! timed out or crashed is an `<error>`; one not run, a `<skipped>`. Each
@@ -18,6 +21,7 @@ use crate::grading::model::{
     ExerciseResult, Status, SubmissionResult, check_status, check_summary, round,
 };
 use crate::report::CheckReport;
+use crate::sandbox::Layers;
 use judge_harness::Outcome;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
@@ -33,7 +37,9 @@ pub(crate) fn render(grading: &Grading) -> String {
     report.set_time(Duration::from_secs_f64(seconds));
     for submission in &grading.submissions {
         for exercise in &submission.exercises {
-            report.add_test_suite(suite(&submission.submission.name, exercise));
+            let mut suite = suite(&submission.submission.name, exercise);
+            suite.add_properties(run_properties(grading.seed, &grading.sandbox, exercise));
+            report.add_test_suite(suite);
         }
     }
     report.to_string().expect("a JUnit report serializes")
@@ -69,6 +75,28 @@ fn suite(submission: &str, result: &ExerciseResult) -> TestSuite {
         }
     }
     suite
+}
+
+/// What a suite records about the run: its seed and sandbox, and the files graded.
+fn run_properties(seed: u64, sandbox: &Layers, result: &ExerciseResult) -> Vec<Property> {
+    let mut properties = vec![
+        Property::new("seed", seed.to_string()),
+        Property::new("sandbox", sandbox.summary()),
+    ];
+    for layer in sandbox.rows() {
+        let state = if layer.in_force { "in force: " } else { "" };
+        properties.push(Property::new(
+            format!("sandbox.{}", layer.name),
+            format!("{state}{}", layer.detail),
+        ));
+    }
+    for file in &result.files {
+        properties.push(Property::new(
+            format!("file:{}", file.path),
+            file.sha256.as_str(),
+        ));
+    }
+    properties
 }
 
 /// The test case of one check.

@@ -2,6 +2,7 @@
 //! not started or judged. The output formats (`json`, `junit`,
 //! `gradescope`) and the human summary all read this model.
 
+use crate::intake::GradedFile;
 use crate::manifest::Exercise;
 use crate::report::{CheckReport, ExerciseReport, Stage, describe};
 use crate::submission::Submission;
@@ -62,6 +63,9 @@ pub(crate) struct ExerciseResult {
     pub(crate) verdict: Verdict,
     /// Wall time to build and run it, in seconds.
     pub(crate) seconds: f64,
+    /// The files graded (the judge's manifest and the student's sources),
+    /// with their SHA-256.
+    pub(crate) files: Vec<GradedFile>,
 }
 
 /// One submission, exercise by exercise in manifest order.
@@ -84,6 +88,7 @@ impl SubmissionResult {
                 exercise: e.clone(),
                 verdict: Verdict::Pending,
                 seconds: 0.0,
+                files: Vec::new(),
             })
             .collect();
         Self {

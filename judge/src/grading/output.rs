@@ -68,7 +68,7 @@ impl Sink {
                     true => self.place.join(format!("{}.json", result.submission.name)),
                     false => self.place.clone(),
                 };
-                write_atomically(&path, &gradescope::render(result))
+                write_atomically(&path, &gradescope::render(grading, current))
             }
         }
     }

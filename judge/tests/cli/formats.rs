@@ -30,7 +30,14 @@ pub(crate) fn read_json(file: &Path) -> Value {
 /// `--format json`: the documented keys at every level.
 #[track_caller]
 pub(crate) fn json_shape(results: &Value) {
-    assert_keys(results, "format judge complete shard seed submissions");
+    assert_keys(
+        results,
+        "format judge complete shard seed sandbox submissions",
+    );
+    assert_keys(&results["sandbox"], "enabled summary layers");
+    for layer in results["sandbox"]["layers"].as_array().unwrap() {
+        assert_keys(layer, "name in_force detail");
+    }
     for submission in results["submissions"].as_array().unwrap() {
         assert_keys(
             submission,
@@ -38,7 +45,10 @@ pub(crate) fn json_shape(results: &Value) {
         );
         for exercise in submission["exercises"].as_array().unwrap() {
             let keys = "id slug title chapter status score max_score backend duration_s message checks output";
-            assert_keys(exercise, &format!("{keys} forged_lines"));
+            assert_keys(exercise, &format!("{keys} forged_lines files"));
+            for file in exercise["files"].as_array().unwrap() {
+                assert_keys(file, "path sha256");
+            }
             for check in exercise["checks"].as_array().unwrap() {
                 let own = match check["status"].as_str().unwrap() {
                     "failed" => "expected actual site detail",
@@ -67,6 +77,10 @@ pub(crate) fn gradescope_shape(results: &Value, score: f64, max_score: f64) {
     assert_keys(
         results,
         &format!("{top} stdout_visibility extra_data tests"),
+    );
+    assert_keys(
+        &results["extra_data"],
+        "judge submission complete seed sandbox files",
     );
     let tests = results["tests"].as_array().unwrap();
     for test in tests {

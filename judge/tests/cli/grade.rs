@@ -30,10 +30,13 @@ fn every_format_has_its_documented_field_names() {
     let json = course.root.join("ada.json");
     let out = grade("json", arg(&json));
     insta::assert_snapshot!(course.redact(&out.stdout));
-    assert_eq!(
-        course.redact(&out.stderr),
-        "grading 1 submission\nwrote `[COURSE]/ada.json`\n"
-    );
+    let stderr = course.redact(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert_eq!(lines[0], "grading 1 submission");
+    assert!(lines[1].starts_with("sandbox: files, "), "{stderr}");
+    assert!(lines[2].starts_with("seed: "), "{stderr}");
+    assert_eq!(lines[3], "wrote `[COURSE]/ada.json`");
     let results = read_json(&json);
     json_shape(&results);
     assert_eq!(
@@ -45,6 +48,8 @@ fn every_format_has_its_documented_field_names() {
         "grade mode chooses the seed of generated inputs and records it: {}",
         results["seed"]
     );
+    let seed = results["seed"].as_u64().unwrap();
+    assert!(lines[2].contains(&format!("`--seed {seed}`")), "{stderr}");
     let exercises = results["submissions"][0]["exercises"].as_array().unwrap();
     let statuses: Vec<&str> = exercises
         .iter()
@@ -353,4 +358,108 @@ fn bad_input_is_a_clear_error() {
             out.stderr
         );
     }
+}
+
+#[test]
+fn every_format_names_the_sandboxs_layers_and_the_seed() {
+    let course = Course::fixture_with(&[901]);
+    let ada = course.submit("ada", &[("901-passes", "901-passes")]);
+    let grade = |format: &str, file: &str| {
+        let args = ["grade", "--submission", arg(&ada), "--format", format];
+        let out = course.judge(&[&args[..], &["--out", file, "--seed", "7"]].concat());
+        assert_eq!(out.code, 0, "{out:?}");
+    };
+    let (json, xml, gradescope) = (
+        course.root.join("ada.json"),
+        course.root.join("ada.xml"),
+        course.root.join("results.json"),
+    );
+    grade("json", arg(&json));
+    grade("junit", arg(&xml));
+    grade("gradescope", arg(&gradescope));
+    let json = read_json(&json);
+    let names: Vec<&str> = json["sandbox"]["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    let all = [
+        "files",
+        "processes",
+        "signals",
+        "system calls",
+        "network",
+        "limits",
+        "user",
+    ];
+    assert_eq!(names, all);
+    assert_eq!(json["seed"], 7);
+    let report = junit_shape(&std::fs::read_to_string(&xml).unwrap());
+    let properties: Vec<String> = report.test_suites[0]
+        .properties
+        .iter()
+        .filter(|p| p.name.starts_with("sandbox") || p.name.as_str() == "seed")
+        .map(|p| format!("{} = {}", p.name.as_str(), p.value.as_str()))
+        .collect();
+    assert_eq!(properties.len(), 2 + all.len(), "{properties:#?}");
+    let gradescope = read_json(&gradescope);
+    assert_eq!(gradescope["extra_data"]["sandbox"], json["sandbox"]);
+    assert_eq!(gradescope["extra_data"]["seed"], 7);
+    let first_line = gradescope["output"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let summary = json["sandbox"]["summary"].as_str().unwrap();
+    let as_root = json.to_string().contains("(the judge runs as root)");
+    if summary.ends_with("(all in force)") && as_root {
+        let shown = format!(
+            "json sandbox:\n{:#}\n\njunit properties:\n{}\n\ngradescope output:\n{first_line}\n",
+            json["sandbox"],
+            properties.join("\n")
+        );
+        insta::assert_snapshot!(redact_abi(&shown));
+    }
+}
+
+/// `text` with landlock's ABI (`landlock ABI 7`) written `landlock ABI [N]`.
+fn redact_abi(text: &str) -> String {
+    let mut redacted = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("landlock ABI ") {
+        let (before, after) = rest.split_at(at + "landlock ABI ".len());
+        redacted.push_str(before);
+        redacted.push_str("[N]");
+        rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    redacted.push_str(rest);
+    redacted
+}
+
+#[test]
+fn grading_without_the_sandbox_is_recorded_in_the_results() {
+    let course = Course::fixture_with(&[901]);
+    let ada = course.submit("ada", &[("901-passes", "901-passes")]);
+    let file = course.root.join("ada.json");
+    let out = course.judge(&[
+        "grade",
+        "--submission",
+        arg(&ada),
+        "--out",
+        arg(&file),
+        "--no-sandbox",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("sandbox: off (`--no-sandbox`)"),
+        "{}",
+        out.stderr
+    );
+    let results = read_json(&file);
+    assert_eq!(results["sandbox"]["enabled"], false);
+    assert_eq!(results["sandbox"]["layers"], serde_json::json!([]));
+    assert_eq!(results["submissions"][0]["score"], 10.0);
 }

@@ -6,6 +6,7 @@
 //! Everything runs on the virtual GPU. Outputs that a person reads are insta
 //! snapshots, with the machine's paths and times redacted.
 
+mod attacks;
 mod formats;
 mod layers;
 mod support;
@@ -13,6 +14,7 @@ mod support;
 mod build;
 mod doctor;
 mod grade;
+mod gradescope;
 mod list;
 mod reset;
 mod run;

@@ -2,6 +2,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::RwLock;
+use std::time::Duration;
+
+/// Held (shared) by every judge a test runs, and alone by a test whose
+/// student code uses up the sandbox user's processes (the fork loop): the
+/// process limit counts every process of that user on the machine, so the
+/// other tests' builds would fail meanwhile.
+static SANDBOX_USER: RwLock<()> = RwLock::new(());
 
 /// A private copy of the fixture course (tests may edit it) and the judge binary.
 pub(crate) struct Course {
@@ -75,6 +83,7 @@ impl Course {
 
     /// Like [`Course::judge`], with more environment variables.
     pub(crate) fn judge_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let _shared = SANDBOX_USER.read().unwrap_or_else(|e| e.into_inner());
         let out = self
             .command(args)
             .envs(env.iter().copied())
@@ -85,6 +94,62 @@ impl Course {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
+    }
+
+    /// Runs `judge --root COURSE ARGS…` (as [`Course::judge`] does), killing
+    /// it after `limit`, when its code is -1 and its stderr says so. With
+    /// `alone`, no other test's judge runs meanwhile.
+    pub(crate) fn judge_within(&self, args: &[&str], limit: Duration, alone: bool) -> Output {
+        use std::io::Read;
+        use wait_timeout::ChildExt;
+        let _shared = (!alone).then(|| SANDBOX_USER.read().unwrap_or_else(|e| e.into_inner()));
+        let _alone = alone.then(|| SANDBOX_USER.write().unwrap_or_else(|e| e.into_inner()));
+        let mut child = self
+            .command(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the judge runs");
+        let read = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = pipe.read_to_string(&mut text);
+                text
+            })
+        };
+        let out = read(Box::new(child.stdout.take().unwrap()));
+        let err = read(Box::new(child.stderr.take().unwrap()));
+        let status = child.wait_timeout(limit).unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        let (out, mut stderr) = (out.join().unwrap(), err.join().unwrap());
+        if status.is_none() {
+            stderr.push_str(&format!("\n[the test killed the judge after {limit:?}]"));
+        }
+        Output {
+            code: status.and_then(|s| s.code()).unwrap_or(-1),
+            stdout: out,
+            stderr,
+        }
+    }
+
+    /// A digest of every file of the course (its path and content), to
+    /// tell that nothing changed.
+    pub(crate) fn digest(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files = Vec::new();
+        let mut dirs = vec![self.root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    files.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+                }
+            }
+        }
+        files.sort();
+        files
     }
 
     /// The command [`Course::judge`] runs, to start it and watch it.
@@ -100,6 +165,21 @@ impl Course {
         command
     }
 
+    /// Makes the helper process of the fixture crate `folder` (one that
+    /// starts a `sleep` for `HELPER_SECONDS`) sleep for a number of seconds
+    /// no other test uses; returns it, to look for the process.
+    pub(crate) fn unique_helper(&self, folder: &str) -> String {
+        let seconds = format!("300.{}", fastrand::u32(..));
+        let lib = self.root.join("exercises").join(folder).join("src/lib.rs");
+        let text = std::fs::read_to_string(&lib).unwrap();
+        assert!(
+            text.contains("HELPER_SECONDS: &str = \"300\""),
+            "{folder} has a helper"
+        );
+        std::fs::write(&lib, text.replace("\"300\"", &format!("\"{seconds}\""))).unwrap();
+        seconds
+    }
+
     /// `text` with this course's path and timings replaced by stable markers.
     pub(crate) fn redact(&self, text: &str) -> String {
         let root = self.root.display().to_string();
@@ -107,6 +187,25 @@ impl Course {
         text.replace(&root, "[COURSE]")
             .replace(&class, "[CLASS]")
             .replace(env!("CARGO_MANIFEST_DIR"), "[JUDGE]")
+    }
+}
+
+/// Copies the crate `from` to `to`, replacing the marks `(mark, text)` in
+/// each of its files.
+pub(crate) fn copy_marked(from: &Path, to: &Path, marks: &[(&str, &str)]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_marked(&entry.path(), &target, marks);
+        } else {
+            let mut text = std::fs::read_to_string(entry.path()).unwrap();
+            for (mark, value) in marks {
+                text = text.replace(mark, value);
+            }
+            std::fs::write(&target, text).unwrap();
+        }
     }
 }
 
@@ -132,4 +231,43 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
+}
+
+/// The processes (their command lines) whose arguments are exactly `argv`,
+/// waiting up to two seconds for them to go.
+pub(crate) fn processes_running(argv: &[&str]) -> Vec<String> {
+    let wanted = argv.join("\0") + "\0";
+    processes_where(|cmdline| cmdline == wanted)
+}
+
+/// The processes whose command line (its arguments joined by NUL) holds
+/// `text`, waiting up to two seconds for them to go.
+pub(crate) fn processes_holding(text: &str) -> Vec<String> {
+    processes_where(|cmdline| cmdline.contains(text))
+}
+
+/// The processes whose command line passes `wanted`, waiting up to two
+/// seconds for them to go.
+fn processes_where(wanted: impl Fn(&str) -> bool) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let running = || -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+            .filter(|e| e.file_name() != me.as_str())
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|cmdline| String::from_utf8_lossy(&cmdline).into_owned())
+            .filter(|cmdline| wanted(cmdline))
+            .collect()
+    };
+    for _ in 0..40 {
+        if running().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    running()
 }

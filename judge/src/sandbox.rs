@@ -1,0 +1,198 @@
+//! The sandbox: every build and every run of student code happens in one,
+//! set up for that one process tree, so that a student's crate can neither
+//! earn points it did not deserve nor touch the course, the judge or
+//! another student's work.
+//!
+//! The judge never restricts itself. It starts itself again as a small
+//! launcher (`judge __sandbox`, a hidden verb; [`launcher`] says how), which
+//! applies the layers to its own process and then becomes the target:
+//!
+//! | layer | how | module |
+//! |---|---|---|
+//! | files | landlock: read only the system, the toolchain, the checks and its own crate; write only its own folders; no `/proc` | [`fs_rules`] |
+//! | processes | a pid namespace, or the launcher as subreaper: nothing outlives the target | [`namespaces`], [`reaper`] |
+//! | signals | landlock's scope (ABI 6), or the pid namespace | [`fs_rules`], [`namespaces`] |
+//! | system calls | seccomp: no ptrace, `process_vm_*`, `pidfd_getfd`, namespaces, mounts | [`syscalls`] |
+//! | network | a network namespace, or landlock's TCP rules (ABI 4) | [`namespaces`], [`fs_rules`] |
+//! | limits | `setrlimit`: memory, processes, file size, CPU time | [`limits`] |
+//! | user | as root: an unprivileged uid | [`identity`], [`mounts`] |
+//!
+//! Each layer degrades cleanly where the kernel lacks it. [`Sandbox::new`]
+//! probes the machine once (the launcher run with `--probe`, which reports
+//! what it put in place instead of starting a target), and [`Layers`] says
+//! which are in force. What every sandbox may read besides its grant is
+//! listed in one place, [`allowances`] (the CUDA driver's files among it).
+
+mod allowances;
+mod config;
+mod fs_rules;
+mod identity;
+pub(crate) mod launcher;
+mod layers;
+mod limits;
+mod mounts;
+mod namespaces;
+mod policy;
+mod reaper;
+mod syscalls;
+
+pub(crate) use config::{Config, GIB, Limits, User};
+pub(crate) use layers::{Layers, Report as LayersReport};
+pub(crate) use policy::{Grant, Kind};
+
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The launcher's hidden verb.
+pub(crate) const SUBCOMMAND: &str = "__sandbox";
+
+/// The sandbox as the judge uses it: its settings, and what the machine allows.
+#[derive(Clone, Debug)]
+pub(crate) struct Sandbox {
+    config: Config,
+    layers: Layers,
+    /// The judge's own binary, which is the launcher; `None` when off.
+    launcher: Option<PathBuf>,
+}
+
+impl Default for Sandbox {
+    /// A sandbox that is off.
+    fn default() -> Self {
+        Self::new(Config {
+            enabled: false,
+            ..Config::default()
+        })
+    }
+}
+
+impl Sandbox {
+    /// The sandbox `config` asks for, with the layers this machine allows
+    /// (found by running the launcher once).
+    pub(crate) fn new(config: Config) -> Self {
+        let launcher = std::env::current_exe().ok().filter(|_| config.enabled);
+        let layers = match &launcher {
+            Some(launcher) => probe(launcher, &config),
+            None => Layers::off(),
+        };
+        Self {
+            config,
+            layers,
+            launcher,
+        }
+    }
+
+    /// The layers in force.
+    pub(crate) fn layers(&self) -> &Layers {
+        &self.layers
+    }
+
+    /// The settings.
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The user student code runs as, when it is not the judge's own (the judge is root).
+    pub(crate) fn user(&self) -> Option<User> {
+        self.layers.user
+    }
+
+    /// `command`, made to run in the sandbox with `grant` (unchanged when
+    /// the sandbox is off). Set its standard streams and process group on
+    /// what this returns.
+    pub(crate) fn command(&self, command: &Command, grant: &Grant) -> Command {
+        let Some(launcher) = &self.launcher else {
+            return copy(command, command.get_program(), &[]);
+        };
+        let policy = grant.policy(self.config.limits, self.user());
+        let json = serde_json::to_string(&policy).expect("a policy serializes");
+        let launch = [
+            SUBCOMMAND,
+            "--stage",
+            "outer",
+            "--policy",
+            json.as_str(),
+            "--",
+        ];
+        let mut program = launch.map(std::ffi::OsString::from).to_vec();
+        program.push(command.get_program().to_os_string());
+        let mut wrapped = copy(command, launcher.as_os_str(), &program);
+        wrapped
+            .env_clear()
+            .envs(policy::environment(command, &grant.home));
+        wrapped
+    }
+
+    /// Makes `path` (a folder, made if missing, and everything in it) the
+    /// sandbox user's, so that student code may write there.
+    pub(crate) fn hand_over(&self, path: &Path) -> Result<()> {
+        fs_err::create_dir_all(path)?;
+        for entry in walkdir::WalkDir::new(path) {
+            let entry = entry.with_context(|| format!("cannot read `{}`", path.display()))?;
+            self.give(entry.path())?;
+        }
+        Ok(())
+    }
+
+    /// Makes the folder `path` (made if missing), but not what it holds,
+    /// the sandbox user's: it may add files there, not change those in it.
+    pub(crate) fn hand_over_folder(&self, path: &Path) -> Result<()> {
+        fs_err::create_dir_all(path)?;
+        self.give(path)
+    }
+
+    /// Makes `path` the sandbox user's, when it has one.
+    fn give(&self, path: &Path) -> Result<()> {
+        let Some(user) = self.user() else {
+            return Ok(());
+        };
+        std::os::unix::fs::lchown(path, Some(user.uid), Some(user.gid)).with_context(|| {
+            format!(
+                "cannot give `{}` to the sandbox user {user}",
+                path.display()
+            )
+        })
+    }
+}
+
+/// A copy of `command` (arguments, environment, folder) that runs `program`
+/// with `before` ahead of its arguments.
+fn copy(command: &Command, program: &std::ffi::OsStr, before: &[std::ffi::OsString]) -> Command {
+    let mut copy = Command::new(program);
+    copy.args(before).args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => copy.env(key, value),
+            None => copy.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        copy.current_dir(dir);
+    }
+    copy
+}
+
+/// What the launcher puts in place on this machine, as it reports with
+/// `--probe`; nothing in force when it cannot run.
+fn probe(launcher: &Path, config: &Config) -> Layers {
+    let home = std::env::temp_dir();
+    let grant = Grant {
+        kind: Kind::Run,
+        read: Vec::new(),
+        write: Vec::new(),
+        home,
+        deadline: None,
+        as_user: true,
+    };
+    let policy = grant.policy(config.limits, Some(config.user));
+    let json = serde_json::to_string(&policy).expect("a policy serializes");
+    let output = Command::new(launcher)
+        .args([SUBCOMMAND, "--stage", "outer", "--probe", "--policy", &json])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output();
+    match output {
+        Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).unwrap_or_default(),
+        _ => Layers::default(),
+    }
+}

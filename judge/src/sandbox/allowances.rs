@@ -1,0 +1,157 @@
+//! The paths every sandbox may use besides its own folders: the system's
+//! libraries and tools, the Rust toolchain (for builds), and what the CUDA
+//! driver and NVRTC need (for runs). This is the one place to look when a
+//! machine keeps something elsewhere; `JUDGE_SANDBOX_READ` (paths separated
+//! by `:`) adds more to every sandbox without a change here.
+
+use std::path::{Path, PathBuf};
+
+/// The system: libraries, the dynamic loader's cache, the C toolchain the
+/// linker uses, the user database. Not all of `/etc` (it holds secrets that
+/// a process reading with `CAP_DAC_READ_SEARCH` could open).
+const SYSTEM: &[&str] = &[
+    "/usr",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/bin",
+    "/sbin",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/sys/devices/system/cpu",
+    "/sys/fs/cgroup",
+];
+
+/// What the CUDA driver (`libcuda.so`, loaded from the system or from these
+/// folders) and NVRTC read besides the system: the driver's `/proc` and
+/// `/sys` files, the container toolkit's and the CUDA toolkit's folders.
+/// Not `/proc/self`: that would open `/proc/self/mem`.
+const CUDA: &[&str] = &[
+    "/usr/local/nvidia",
+    "/usr/local/cuda",
+    "/opt/cuda",
+    "/etc/nvidia",
+    "/proc/driver/nvidia",
+    "/proc/devices",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/sys/bus/pci",
+    "/sys/devices",
+    "/sys/module/nvidia",
+    "/sys/module/nvidia_uvm",
+    "/run/nvidia-persistenced",
+];
+
+/// Device files every sandbox may read, write and `ioctl`.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// The device files of NVIDIA GPUs: `/dev/nvidia*` (`nvidia0`, `nvidiactl`,
+/// `nvidia-uvm`, ...) and `/dev/nvidia-caps/`.
+const NVIDIA_DEVICES: &str = "nvidia";
+
+/// What a build may read besides its own grant: the system and the toolchain.
+pub(crate) fn for_builds() -> Vec<PathBuf> {
+    let mut all = paths(SYSTEM);
+    all.extend(toolchain());
+    all.extend(extra());
+    all
+}
+
+/// What a run may read besides its own grant: the system and CUDA.
+pub(crate) fn for_runs() -> Vec<PathBuf> {
+    let mut all = paths(SYSTEM);
+    all.extend(paths(CUDA));
+    all.extend(cuda_toolkits());
+    all.extend(library_path());
+    all.extend(std::env::var_os("GPU_CALIBRATION").map(PathBuf::from));
+    all.extend(extra());
+    all
+}
+
+/// The device files: the usual ones, and the GPUs' where there are some.
+pub(crate) fn devices() -> Vec<PathBuf> {
+    let mut devices = paths(DEVICES);
+    if let Ok(entries) = std::fs::read_dir("/dev") {
+        let nvidia = entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(NVIDIA_DEVICES))
+            .map(|e| e.path());
+        devices.extend(nvidia);
+    }
+    devices.sort();
+    devices
+}
+
+/// `CARGO_HOME` and `RUSTUP_HOME`, as set or as cargo and rustup find them
+/// from `HOME` (which a sandbox changes).
+pub(crate) fn toolchain_homes() -> Vec<(&'static str, PathBuf)> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let dir = |var: &'static str, default: &str| {
+        let path = std::env::var_os(var)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(default)));
+        path.map(|p| (var, p))
+    };
+    [dir("CARGO_HOME", ".cargo"), dir("RUSTUP_HOME", ".rustup")]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// The Rust toolchain: `CARGO_HOME` (cargo, the registry's sources),
+/// `RUSTUP_HOME` (the toolchains), and the folders of `CARGO` and `RUSTC`
+/// when they name binaries elsewhere.
+fn toolchain() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = toolchain_homes().into_iter().map(|(_, p)| p).collect();
+    for binary in ["CARGO", "RUSTC"] {
+        let toolchain = std::env::var_os(binary)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .and_then(|p| p.parent()?.parent().map(Path::to_path_buf));
+        paths.extend(toolchain);
+    }
+    paths
+}
+
+/// `/usr/local/cuda-12.8` and the like.
+fn cuda_toolkits() -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir("/usr/local") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cuda"))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The folders of `LD_LIBRARY_PATH`, where the driver and NVRTC may be.
+fn library_path() -> Vec<PathBuf> {
+    std::env::var_os("LD_LIBRARY_PATH")
+        .map(|paths| std::env::split_paths(&paths).collect())
+        .unwrap_or_default()
+}
+
+/// `JUDGE_SANDBOX_READ`: more paths for every sandbox, as the machine needs.
+fn extra() -> Vec<PathBuf> {
+    std::env::var_os("JUDGE_SANDBOX_READ")
+        .map(|paths| std::env::split_paths(&paths).collect())
+        .unwrap_or_default()
+}
+
+fn paths(list: &[&str]) -> Vec<PathBuf> {
+    list.iter().map(PathBuf::from).collect()
+}

@@ -1,0 +1,198 @@
+//! The launcher: what `judge __sandbox` does. The judge starts itself again
+//! as this small program, which puts the layers in place on its own process
+//! and then becomes the target, so that the judge needs no `unsafe`
+//! `pre_exec` and never restricts itself. It runs in stages, each a fresh
+//! `exec` of the judge's binary:
+//!
+//! * **outer**, the judge's child: becomes the subreaper of what it starts,
+//!   enters new pid and network namespaces where it may, starts the next
+//!   stage, kills everything at the policy's deadline, kills whatever is
+//!   left once the target has ended ([`crate::sandbox::reaper`]), and exits
+//!   as the target did (dying of the same signal), so the judge sees the
+//!   target's own exit status;
+//! * **init**, only in a new pid namespace: its pid 1, which starts inner
+//!   and passes on how it ended (a pid 1 cannot die of its own signals, so
+//!   the target must not be it: an `abort` would not end it);
+//! * **inner**: sets the limits, becomes the unprivileged user (as root),
+//!   applies landlock and seccomp to itself, and `exec`s the target. With
+//!   `--probe` it prints what it put in place instead ([`Layers`], JSON).
+
+use crate::sandbox::layers::Layers;
+use crate::sandbox::policy::Policy;
+use crate::sandbox::{
+    SUBCOMMAND, fs_rules, identity, limits, mounts, namespaces, reaper, syscalls,
+};
+use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
+use std::ffi::OsString;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// A stage of the launcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Stage {
+    /// The judge's child: namespaces, deadline, reaping.
+    Outer,
+    /// Pid 1 of a new pid namespace.
+    Init,
+    /// Limits, user, landlock, seccomp, then the target.
+    Inner,
+}
+
+/// One stage as `judge __sandbox` was asked to run it.
+#[derive(Clone, Debug)]
+pub(crate) struct Launch {
+    /// Which stage.
+    pub(crate) stage: Stage,
+    /// What the sandbox allows.
+    pub(crate) policy: Policy,
+    /// What the stages before this one put in place.
+    pub(crate) applied: Layers,
+    /// Report the layers instead of starting a target.
+    pub(crate) probe: bool,
+    /// The target and its arguments.
+    pub(crate) program: Vec<OsString>,
+}
+
+/// Runs one stage; returns the exit code to exit with (or dies of the
+/// target's signal).
+pub(crate) fn launch(launch: Launch) -> Result<u8> {
+    if launch.program.is_empty() && !launch.probe {
+        bail!("`judge {SUBCOMMAND}` needs a program to run after `--`");
+    }
+    match launch.stage {
+        Stage::Outer => outer(launch),
+        Stage::Init => init(&launch),
+        Stage::Inner => inner(launch),
+    }
+}
+
+fn outer(mut launch: Launch) -> Result<u8> {
+    let applied = &mut launch.applied;
+    applied.root = nix::unistd::geteuid().is_root();
+    applied.subreaper = nix::sys::prctl::set_child_subreaper(true).is_ok();
+    let entered = match launch.policy.namespaces {
+        true => namespaces::enter(applied.root),
+        false => namespaces::Entered::default(),
+    };
+    (applied.pid_namespace, applied.net_namespace) = (entered.pid, entered.net);
+    applied.user_namespace = entered.user;
+    let deadline = launch.policy.deadline_ms.map(Duration::from_millis);
+    let next = if entered.pid {
+        Stage::Init
+    } else {
+        Stage::Inner
+    };
+    let mut child = relaunch(&launch, next)
+        .spawn()
+        .context("cannot start the sandbox")?;
+    let status = wait(&mut child, deadline.map(|d| Instant::now() + d))?;
+    reaper::kill_descendants();
+    Ok(pass_on(status, entered.pid))
+}
+
+fn init(launch: &Launch) -> Result<u8> {
+    let status = relaunch(launch, Stage::Inner)
+        .status()
+        .context("cannot start the sandbox")?;
+    Ok(match (status.code(), status.signal()) {
+        (Some(code), _) => code as u8,
+        (None, Some(signal)) => 128 + signal as u8,
+        (None, None) => 1,
+    })
+}
+
+fn inner(mut launch: Launch) -> Result<u8> {
+    let (policy, applied) = (&launch.policy, &mut launch.applied);
+    let own_user = applied.root || applied.user_namespace;
+    applied.process_limit =
+        limits::apply(&policy.limits, own_user).context("cannot set the limits")?;
+    applied.limits = Some(policy.limits);
+    if let (true, Some(user)) = (applied.root, policy.user) {
+        let paths: Vec<_> = policy.read.iter().chain(&policy.write).cloned().collect();
+        mounts::reach(&paths, user).context("cannot make the sandbox's files reachable")?;
+        identity::become_user(user).with_context(|| format!("cannot become the user {user}"))?;
+        applied.user = Some(user);
+    }
+    let files = fs_rules::restrict(policy).context("cannot apply landlock")?;
+    applied.landlock = files.abi;
+    (applied.signal_scope, applied.tcp_refused) = (files.signal_scope, files.tcp_refused);
+    applied.seccomp = syscalls::restrict().is_ok();
+    if launch.probe {
+        println!("{}", serde_json::to_string(&launch.applied)?);
+        return Ok(0);
+    }
+    let error = Command::new(&launch.program[0])
+        .args(&launch.program[1..])
+        .exec();
+    bail!(
+        "cannot start `{}` in the sandbox: {error}",
+        launch.program[0].to_string_lossy()
+    )
+}
+
+/// The command that runs `stage` next, with what this one knows.
+fn relaunch(launch: &Launch, stage: Stage) -> Command {
+    let me = std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into());
+    let mut command = Command::new(me);
+    command
+        .arg(SUBCOMMAND)
+        .arg("--stage")
+        .arg(stage.to_possible_value().expect("a named stage").get_name())
+        .arg("--policy")
+        .arg(serde_json::to_string(&launch.policy).expect("a policy serializes"))
+        .arg("--applied")
+        .arg(serde_json::to_string(&launch.applied).expect("layers serialize"));
+    if launch.probe {
+        command.arg("--probe");
+    }
+    command.arg("--").args(&launch.program);
+    command
+}
+
+/// Waits for `child`, killing it at `deadline`.
+fn wait(child: &mut Child, deadline: Option<Instant>) -> Result<ExitStatus> {
+    use wait_timeout::ChildExt;
+    if let Some(deadline) = deadline {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if let Some(status) = child.wait_timeout(left).context("cannot wait")? {
+            return Ok(status);
+        }
+        let _ = child.kill();
+    }
+    child.wait().context("cannot wait")
+}
+
+/// Exits as the target did: with its code, or of its signal (which `init`
+/// passed on as `128 + signal`).
+fn pass_on(status: ExitStatus, through_init: bool) -> u8 {
+    let signal = status.signal().or(match status.code() {
+        Some(code) if through_init && (129..=192).contains(&code) => Some(code - 128),
+        _ => None,
+    });
+    match signal {
+        Some(signal) => die_of(signal),
+        None => status.code().unwrap_or(1) as u8,
+    }
+}
+
+/// Kills this process with `signal` (no core dump), or, for a signal that
+/// would not end it, returns `128 + signal` to exit with.
+fn die_of(signal: i32) -> u8 {
+    use nix::sys::signal::Signal;
+    if let Ok(signal) = Signal::try_from(signal) {
+        let stops = [
+            Signal::SIGSTOP,
+            Signal::SIGTSTP,
+            Signal::SIGTTIN,
+            Signal::SIGTTOU,
+        ];
+        if !stops.contains(&signal) {
+            let core = nix::sys::resource::Resource::RLIMIT_CORE;
+            let _ = nix::sys::resource::setrlimit(core, 0, 0);
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::this(), signal);
+        }
+    }
+    128u8.wrapping_add(signal as u8)
+}

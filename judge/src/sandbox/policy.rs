@@ -1,0 +1,186 @@
+//! What one sandboxed process tree may do: the launcher's instructions
+//! ([`Policy`], passed on its command line as JSON), made from what the judge
+//! grants one build or run ([`Grant`]) and what every sandbox may use
+//! ([`crate::sandbox::allowances`]); and the environment it keeps.
+
+use crate::sandbox::allowances;
+use crate::sandbox::config::{Limits, User};
+use serde::{Deserialize, Serialize};
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The launcher's instructions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Policy {
+    /// Files and folders it may read and execute.
+    pub(crate) read: Vec<PathBuf>,
+    /// Folders it may write: create, change and remove what is beneath.
+    pub(crate) write: Vec<PathBuf>,
+    /// Device files it may read, write and `ioctl`.
+    pub(crate) devices: Vec<PathBuf>,
+    /// Its resource limits.
+    pub(crate) limits: Limits,
+    /// The user to become, when the launcher runs as root.
+    pub(crate) user: Option<User>,
+    /// Whether to try new pid and network namespaces.
+    pub(crate) namespaces: bool,
+    /// Milliseconds after which the launcher kills everything it started.
+    pub(crate) deadline_ms: Option<u64>,
+}
+
+/// What a sandboxed process is, which decides what it may use besides its grant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Cargo and the compiler: the toolchain.
+    Build,
+    /// A harness: the GPU's device files and driver libraries.
+    Run,
+}
+
+/// What the judge grants one build or run.
+#[derive(Clone, Debug)]
+pub(crate) struct Grant {
+    /// A build or a run.
+    pub(crate) kind: Kind,
+    /// Files and folders it may read, besides the system's.
+    pub(crate) read: Vec<PathBuf>,
+    /// Folders it may write.
+    pub(crate) write: Vec<PathBuf>,
+    /// A folder it may write, which becomes its `HOME` and `TMPDIR`.
+    pub(crate) home: PathBuf,
+    /// Its wall-clock limit, if the launcher should enforce one.
+    pub(crate) deadline: Option<Duration>,
+    /// Whether it runs as the sandbox's unprivileged user when the judge is
+    /// root (its folders must then be the user's: [`crate::sandbox::Sandbox::hand_over`]).
+    pub(crate) as_user: bool,
+}
+
+impl Grant {
+    /// The launcher's instructions for this grant.
+    pub(crate) fn policy(&self, limits: Limits, user: Option<User>) -> Policy {
+        let mut read = match self.kind {
+            Kind::Build => allowances::for_builds(),
+            Kind::Run => allowances::for_runs(),
+        };
+        read.extend(self.read.iter().cloned());
+        let mut write = self.write.clone();
+        write.push(self.home.clone());
+        Policy {
+            read,
+            write,
+            devices: allowances::devices(),
+            limits,
+            user: user.filter(|_| self.as_user),
+            namespaces: true,
+            deadline_ms: self.deadline.map(|d| d.as_millis() as u64),
+        }
+    }
+}
+
+/// Variables a sandboxed process keeps: what cargo, the compiler, the `gpu`
+/// crate and the CUDA driver read. Never the rest of the grader's
+/// environment: student code reads its build's environment with `env!`, and
+/// a grader's may hold tokens.
+const KEPT: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "CARGO",
+    "CARGO_TARGET_DIR",
+    "CARGO_INCREMENTAL",
+    "CARGO_TERM_COLOR",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "RUSTFLAGS",
+    "RUSTC",
+    "RUSTUP_TOOLCHAIN",
+    "RUST_BACKTRACE",
+    "RUST_MIN_STACK",
+    "LD_LIBRARY_PATH",
+];
+
+/// Prefixes of the variables a sandboxed process keeps.
+const KEPT_PREFIXES: &[&str] = &[
+    "LC_",
+    "CARGO_BUILD_",
+    "CARGO_PROFILE_",
+    "GPU_",
+    "CUDA_",
+    "NVIDIA_",
+];
+
+/// The environment `command` runs with in a sandbox whose writable home is
+/// `home`: the judge's own and the command's own settings, filtered, with
+/// `HOME` and `TMPDIR` at `home` and the toolchain's folders named
+/// (they were found from the real `HOME`).
+pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsString)> {
+    let mut vars: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => vars.insert(key.to_os_string(), value.to_os_string()),
+            None => vars.remove(key),
+        };
+    }
+    // The judge's own settings on the command (insta's, for one) are kept
+    // whatever their name; of the inherited environment, only what `kept`
+    // allows.
+    let set: Vec<&OsStr> = command
+        .get_envs()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| k)
+        .collect();
+    let mut kept: Vec<(OsString, OsString)> = vars
+        .into_iter()
+        .filter(|(k, _)| kept(k) || set.contains(&k.as_os_str()))
+        .collect();
+    for (key, value) in allowances::toolchain_homes() {
+        kept.push((key.into(), value.into_os_string()));
+    }
+    kept.push(("HOME".into(), home.as_os_str().to_os_string()));
+    kept.push(("TMPDIR".into(), home.as_os_str().to_os_string()));
+    kept
+}
+
+/// Whether a sandboxed process keeps the variable `key`.
+fn kept(key: &OsStr) -> bool {
+    let key = key.to_string_lossy();
+    KEPT.contains(&key.as_ref()) || KEPT_PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_of_the_graders_environment_are_not_kept() {
+        for key in [
+            "GITHUB_TOKEN",
+            "CARGO_REGISTRY_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "INSTA_UPDATE",
+        ] {
+            assert!(!kept(OsStr::new(key)), "{key}");
+        }
+        for key in [
+            "PATH",
+            "GPU_BACKEND",
+            "CUDA_VISIBLE_DEVICES",
+            "CARGO_PROFILE_RELEASE_DEBUG",
+        ] {
+            assert!(kept(OsStr::new(key)), "{key}");
+        }
+        let mut command = Command::new("true");
+        command.env("GPU_BACKEND", "virtual").env("SECRET", "x");
+        let env = environment(&command, Path::new("/scratch/home"));
+        let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        assert_eq!(get("GPU_BACKEND"), Some("virtual".into()));
+        assert_eq!(get("SECRET"), None);
+        assert_eq!(get("HOME"), Some("/scratch/home".into()));
+        assert!(get("CARGO_HOME").is_some() && get("RUSTUP_HOME").is_some());
+    }
+}

@@ -1,0 +1,350 @@
+//! A hostile student against `judge grade`: one test per kind of attack
+//! (the crates are in `tests/fixtures/attacks/`, which says how they are
+//! submitted). Each grades a class of two for exercise 902 of the fixture
+//! course: `a-attacker`, whose own `add` is wrong, then `b-honest`, who
+//! submitted the reference solution. Every test checks the same four
+//! things, and then what its attack was after:
+//!
+//! * the attacker's exercise gets a verdict, and no point: any would be unearned;
+//! * the honest submission graded after it gets full marks;
+//! * the course is exactly as it was;
+//! * `grade` exits 0, well within its time.
+//!
+//! These need the sandbox's layers, which this CI machine has (landlock
+//! ABI 7, seccomp, user namespaces, root for the unprivileged user).
+
+use crate::formats::read_json;
+use crate::support::{Course, Output, arg, copy_marked, processes_holding};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The exercise every attack is submitted for.
+const FOLDER: &str = "902-wrong-answer";
+
+/// The longest a class of two may take to grade.
+const LIMIT: Duration = Duration::from_secs(240);
+
+/// A class with an attacker and an honest student, graded.
+struct Graded {
+    out: Output,
+    results: Value,
+    /// The results file.
+    file: PathBuf,
+}
+
+impl Graded {
+    /// The attacker's exercise, as the results say.
+    fn attacker(&self) -> &Value {
+        &self.results["submissions"][0]["exercises"][0]
+    }
+}
+
+/// A number no other test uses, for `@UNIQUE@`.
+fn unique() -> String {
+    fastrand::u32(1_000_000..).to_string()
+}
+
+/// A course with only exercise 902, the attack `fixture` (from
+/// `tests/fixtures/attacks/`, marks replaced) as `a-attacker`'s crate.
+fn class_with(fixture: &str, marks: &[(&str, &str)]) -> Course {
+    let course = Course::fixture_with(&[902]);
+    let results = course.root.join("results.json");
+    let mut all = vec![
+        ("@COURSE@", arg(&course.root).to_string()),
+        ("@RESULTS@", arg(&results).to_string()),
+    ];
+    all.extend(marks.iter().map(|(m, v)| (*m, v.to_string())));
+    let all: Vec<(&str, &str)> = all.iter().map(|(m, v)| (*m, v.as_str())).collect();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/attacks")
+        .join(fixture);
+    copy_marked(&from, &attacker_crate(&course), &all);
+    course
+}
+
+/// Where `a-attacker`'s crate of exercise 902 goes.
+fn attacker_crate(course: &Course) -> PathBuf {
+    course.class.join("a-attacker/exercises").join(FOLDER)
+}
+
+/// Adds `b-honest` (the reference solution) to the class and grades it;
+/// checks the four things every attack test checks (see the module).
+#[track_caller]
+fn grade(course: &Course, alone: bool) -> Graded {
+    let honest = course.class.join("b-honest/exercises").join(FOLDER);
+    copy_marked(&course.root.join("solutions").join(FOLDER), &honest, &[]);
+    let before = course.digest();
+    let file = course.root.join("results.json");
+    let args = ["grade", "--class", arg(&course.class), "--out", arg(&file)];
+    let out = course.judge_within(&args, LIMIT, alone);
+    assert_eq!(out.code, 0, "{out:?}");
+    let digest_without_results = |digest: Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
+        digest.into_iter().filter(|(p, _)| *p != file).collect()
+    };
+    assert!(
+        digest_without_results(course.digest()) == digest_without_results(before),
+        "the course changed"
+    );
+    let results = read_json(&file);
+    let graded = Graded { out, results, file };
+    let attacker = graded.attacker();
+    assert_eq!(attacker["score"], 0.0, "{attacker:#}");
+    assert_ne!(attacker["status"], "passed", "{attacker:#}");
+    let honest = &graded.results["submissions"][1];
+    assert_eq!(
+        (honest["name"].as_str(), honest["score"].as_f64()),
+        (Some("b-honest"), Some(10.0)),
+        "{honest:#}"
+    );
+    graded
+}
+
+/// The attacker's message (why there are no checks) or output.
+fn said(graded: &Graded) -> String {
+    let attacker = graded.attacker();
+    format!(
+        "{}\n{}",
+        attacker["message"].as_str().unwrap_or_default(),
+        attacker["output"].as_str().unwrap_or_default()
+    )
+}
+
+#[test]
+fn a_build_script_in_src_does_not_run() {
+    let course = class_with("build-script", &[]);
+    let graded = grade(&course, false);
+    assert_eq!(
+        graded.attacker()["status"],
+        "failed",
+        "its own wrong `add` was checked"
+    );
+    assert!(
+        !said(&graded).contains("the course's suite is mine"),
+        "{}",
+        said(&graded)
+    );
+}
+
+#[test]
+fn a_path_dependency_on_the_solution_is_not_the_students_code() {
+    let course = class_with("path-dependency", &[]);
+    let graded = grade(&course, false);
+    assert_eq!(graded.attacker()["status"], "compile_error");
+    assert!(said(&graded).contains("`sol`"), "{}", said(&graded));
+}
+
+#[test]
+fn a_lib_path_to_the_solution_is_not_the_students_code() {
+    let course = class_with("lib-path", &[]);
+    let graded = grade(&course, false);
+    assert_eq!(
+        graded.attacker()["status"],
+        "failed",
+        "its own `src/lib.rs` was checked"
+    );
+}
+
+#[test]
+fn an_exercise_folder_linked_to_the_solution_is_refused() {
+    let course = Course::fixture_with(&[902]);
+    let folder = attacker_crate(&course);
+    std::fs::create_dir_all(folder.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(course.root.join("solutions").join(FOLDER), &folder).unwrap();
+    let graded = grade(&course, false);
+    assert_eq!(graded.attacker()["status"], "compile_error");
+    assert!(
+        said(&graded).contains("`exercises/902-wrong-answer` is a symbolic link"),
+        "{}",
+        said(&graded)
+    );
+}
+
+#[test]
+fn a_src_linked_to_the_solution_is_refused_and_the_class_goes_on() {
+    let course = Course::fixture_with(&[902]);
+    let folder = attacker_crate(&course);
+    std::fs::create_dir_all(&folder).unwrap();
+    let solution = course.root.join("solutions").join(FOLDER);
+    std::fs::copy(solution.join("Cargo.toml"), folder.join("Cargo.toml")).unwrap();
+    std::os::unix::fs::symlink(solution.join("src"), folder.join("src")).unwrap();
+    let graded = grade(&course, false);
+    assert_eq!(graded.attacker()["status"], "compile_error");
+    assert!(
+        said(&graded).contains("`exercises/902-wrong-answer/src` is a symbolic link"),
+        "{}",
+        said(&graded)
+    );
+}
+
+#[test]
+fn a_nonce_read_from_proc_self_mem_signs_nothing() {
+    let course = class_with("memory-reader", &[]);
+    let graded = grade(&course, false);
+    assert_eq!(graded.attacker()["status"], "failed");
+    assert!(
+        said(&graded).contains("forger: cannot read /proc/self/maps"),
+        "{}",
+        said(&graded)
+    );
+    assert_eq!(graded.attacker()["forged_lines"], 0);
+}
+
+#[test]
+fn a_child_in_its_own_process_group_dies_before_it_can_rewrite_the_results() {
+    let unique = unique();
+    let course = class_with("orphan-writer", &[("@UNIQUE@", &unique)]);
+    let graded = grade(&course, false);
+    assert!(
+        said(&graded).contains("orphan: started true"),
+        "{}",
+        said(&graded)
+    );
+    // The child would have waited for its parent, then a second more.
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(
+        processes_holding(&unique),
+        Vec::<String>::new(),
+        "the child outlived the judge"
+    );
+    let after = read_json(&graded.file);
+    assert_eq!(
+        after, graded.results,
+        "the results file changed after the judge ended"
+    );
+}
+
+#[test]
+fn stopping_the_parent_does_not_stop_grading() {
+    let course = class_with("stops-parent", &[]);
+    let graded = grade(&course, false);
+    assert_eq!(graded.attacker()["status"], "failed");
+    assert!(
+        said(&graded).contains("stopper: kill -STOP"),
+        "{}",
+        said(&graded)
+    );
+}
+
+#[test]
+fn include_str_of_a_course_file_leaks_nothing() {
+    let course = class_with("includes-solution", &[]);
+    let graded = grade(&course, false);
+    assert_eq!(graded.attacker()["status"], "compile_error");
+    let written = std::fs::read_to_string(&graded.file).unwrap();
+    assert!(
+        !written.contains("//! The reference."),
+        "the solution leaked:\n{written}"
+    );
+    assert!(!graded.out.stdout.contains("//! The reference."));
+}
+
+#[test]
+fn a_fork_loop_stops_at_the_process_limit_and_nothing_outlives_it() {
+    let unique = unique();
+    let course = class_with("fork-loop", &[("@UNIQUE@", &unique)]);
+    let graded = grade(&course, true);
+    let said = said(&graded);
+    let started: usize = said
+        .split("fork loop: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the loop ran: {said}"));
+    assert!(
+        started < 512,
+        "the process limit (512) stopped the loop: {said}"
+    );
+    assert_eq!(
+        processes_holding(&unique),
+        Vec::<String>::new(),
+        "a process outlived the loop"
+    );
+}
+
+#[test]
+fn a_16_gib_allocation_is_refused() {
+    let course = class_with("allocates-16-gib", &[]);
+    let graded = grade(&course, false);
+    assert!(
+        !said(&graded).contains("allocated 16 GiB"),
+        "{}",
+        said(&graded)
+    );
+    let first = &graded.attacker()["checks"][0];
+    assert_eq!(first["status"], "crashed", "{first:#}");
+}
+
+#[test]
+fn output_hard_coded_for_the_courses_inputs_fails_the_grading_seed() {
+    let course = class_with("hard-coded", &[]);
+    let attacker = course.class.join("a-attacker");
+    copy_marked(
+        &attacker_crate(&course),
+        &course.root.join("exercises").join(FOLDER),
+        &[],
+    );
+    let run = course.judge(&["run", "902"]);
+    assert!(
+        run.stdout.contains("all 3 checks passed"),
+        "the course's inputs: {}",
+        run.stdout
+    );
+    let file = course.root.join("results.json");
+    let (submission, out_file) = (arg(&attacker), arg(&file));
+    let out = course.judge(&[
+        "grade",
+        "--submission",
+        submission,
+        "--out",
+        out_file,
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let results = read_json(&file);
+    let zero = &results["submissions"][0]["exercises"][0]["checks"][1];
+    assert_eq!(
+        (zero["name"].as_str(), zero["status"].as_str()),
+        (Some("adds_zero"), Some("failed")),
+        "{zero:#}"
+    );
+    let seed = results["seed"].as_u64().expect("the seed is recorded");
+    let expected = zero["expected"].as_str().unwrap();
+    assert!(
+        !expected.starts_with("add(0, 7)"),
+        "seed {seed} drew the course's input: {expected}"
+    );
+}
+
+#[test]
+fn the_shared_build_cache_stays_the_judges() {
+    use std::os::unix::fs::MetadataExt;
+    let course = class_with("build-script", &[]);
+    grade(&course, false);
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/judge/cache/target/release");
+    let me = std::fs::metadata("/proc/self").unwrap().uid();
+    let mut files = 0;
+    for entry in walkdir::WalkDir::new(&cache) {
+        let entry = entry.unwrap();
+        let meta = entry.path().symlink_metadata().unwrap();
+        assert_eq!(
+            meta.uid(),
+            me,
+            "`{}` is not the judge's",
+            entry.path().display()
+        );
+        assert_eq!(
+            meta.mode() & 0o022,
+            0,
+            "`{}` is writable by others",
+            entry.path().display()
+        );
+        files += 1;
+    }
+    assert!(
+        files > 100,
+        "the cache is there: {files} files in `{}`",
+        cache.display()
+    );
+}
