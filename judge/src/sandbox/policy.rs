@@ -126,13 +126,19 @@ pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsSt
             None => vars.remove(key),
         };
     }
-    // The judge's own settings on the command (insta's, for one) are kept
-    // whatever their name; of the inherited environment, only what `kept`
-    // allows.
-    let set: Vec<&OsStr> = command
-        .get_envs()
-        .filter(|(_, v)| v.is_some())
-        .map(|(k, _)| k)
+    // Insta's variables as the judge set them on the command (the learner's
+    // own were removed there) are kept: they keep a snapshot from being
+    // accepted or written. Of the rest, only what `kept` allows.
+    let judges = |key: &OsStr| {
+        let key = key.to_string_lossy();
+        (key.starts_with("INSTA_") || key == "CI")
+            && command
+                .get_envs()
+                .any(|(k, v)| k == key.as_ref() && v.is_some())
+    };
+    let mut kept: Vec<(OsString, OsString)> = vars
+        .into_iter()
+        .filter(|(k, _)| kept(k) || judges(k))
         .collect();
     let mut kept: Vec<(OsString, OsString)> = vars
         .into_iter()
@@ -182,5 +188,17 @@ mod tests {
         assert_eq!(get("SECRET"), None);
         assert_eq!(get("HOME"), Some("/scratch/home".into()));
         assert!(get("CARGO_HOME").is_some() && get("RUSTUP_HOME").is_some());
+        let mut harness = Command::new("true");
+        harness
+            .env("INSTA_UPDATE", "no")
+            .env_remove("INSTA_FORCE_PASS");
+        let env = environment(&harness, Path::new("/scratch/home"));
+        let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        assert_eq!(
+            get("INSTA_UPDATE"),
+            Some("no".into()),
+            "the judge's insta setting"
+        );
+        assert_eq!(get("INSTA_FORCE_PASS"), None);
     }
 }
