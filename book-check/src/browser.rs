@@ -126,21 +126,24 @@ pub fn probe(chromium: &Path, server: &Server, page: &str) -> Result<PageReport,
     Ok(report)
 }
 
+/// Chromium's flags for a headless run of the tests: no sandbox (the tests
+/// may run as root), no GPU, nothing fetched from the network on its own.
+pub const HEADLESS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// Runs Chromium on `url` and returns the DOM it dumped.
 fn run_chromium(chromium: &Path, profile: &Path, url: &str) -> Result<String, String> {
     let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
+        .args(HEADLESS)
+        .args(["--virtual-time-budget=5000", "--dump-dom"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url)
         .stdout(Stdio::piped())

@@ -14,6 +14,7 @@
 //! with scripts off and returns the DOM, to show that the static figures are
 //! what a reader without JavaScript sees.
 
+use crate::browser::HEADLESS;
 use crate::server::Server;
 use serde::Deserialize;
 use std::path::Path;
@@ -177,18 +178,8 @@ pub fn median(samples: &[f64]) -> f64 {
     }
 }
 
-/// Chromium's flags for a headless run of the tests.
-const FLAGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1280,2000",
-];
+/// The window the widgets are drawn in.
+const WINDOW: &str = "--window-size=1280,2000";
 
 /// A fresh Chromium profile folder for `what`.
 fn profile(what: &str) -> std::path::PathBuf {
@@ -208,7 +199,8 @@ pub fn drive(chromium: &Path, server: &Server, page: &str, plan: &str) -> Result
     server.set_script(&DRIVER.replace("__PLAN__", plan));
     let dir = profile(page);
     let child = Command::new(chromium)
-        .args(FLAGS)
+        .args(HEADLESS)
+        .arg(WINDOW)
         .arg(format!("--user-data-dir={}", dir.display()))
         .arg(format!("{}/{page}", server.origin()))
         .stdout(Stdio::null())
@@ -236,8 +228,8 @@ pub fn without_javascript(chromium: &Path, server: &Server, page: &str) -> Resul
     let dir = profile(&format!("nojs-{page}"));
     server.set_scripts_off(true);
     let output = Command::new(chromium)
-        .args(FLAGS)
-        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .args(HEADLESS)
+        .args([WINDOW, "--virtual-time-budget=3000", "--dump-dom"])
         .arg(format!("--user-data-dir={}", dir.display()))
         .arg(format!("{}/{page}", server.origin()))
         .stderr(Stdio::null())

@@ -21,8 +21,8 @@ mod support;
 use book_check::browser::Server;
 use book_check::widgets;
 use std::io::Write as _;
-use std::path::Path;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 use support::{build_book, chromium, mdbook};
 
 /// Held while a test runs Chromium.
@@ -78,18 +78,44 @@ fn assert_native(run: &widgets::WidgetRun, shown: &widgets::Shown, when: &str) {
     );
 }
 
+/// Chromium, the book built into `name` and served, its pages with
+/// widgets, and the turn with the browser; `None` without the tools.
+struct Site {
+    chromium: PathBuf,
+    server: Server,
+    pages: Vec<(String, Vec<String>)>,
+    _turn: MutexGuard<'static, ()>,
+}
+
+fn site(name: &str) -> Option<Site> {
+    let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else {
+        return None;
+    };
+    let turn = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    let (site, pages, _) = build_book(&mdbook, name);
+    Some(Site {
+        chromium,
+        server: Server::start(&site).expect("a local port"),
+        pages: widget_pages(&site, &pages),
+        _turn: turn,
+    })
+}
+
 #[test]
 fn the_widgets_run_in_the_browser() {
-    let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else {
+    let Some(Site {
+        chromium,
+        server,
+        pages,
+        ..
+    }) = site("widgets")
+    else {
         return;
     };
-    let _browser = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
-    let (site, pages, _) = build_book(&mdbook, "widgets");
-    let server = Server::start(&site).expect("a local port");
     let mut seen = Vec::new();
     let mut budgets = Vec::new();
     let mut bundle = 0;
-    for (page, names) in widget_pages(&site, &pages) {
+    for (page, names) in pages {
         let run = widgets::drive(&chromium, &server, &page, PLAN).expect("chromium runs");
         assert_eq!(run.state, "ready", "`{page}`: the widgets did not load");
         assert!(run.problems.is_empty(), "`{page}`: {:?}", run.problems);
@@ -158,13 +184,16 @@ fn report_budgets(bundle: u64, budgets: &[(String, f64)]) {
 
 #[test]
 fn without_javascript_the_widgets_show_their_figures() {
-    let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else {
+    let Some(Site {
+        chromium,
+        server,
+        pages,
+        ..
+    }) = site("no-javascript")
+    else {
         return;
     };
-    let _browser = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
-    let (site, pages, _) = build_book(&mdbook, "no-javascript");
-    let server = Server::start(&site).expect("a local port");
-    for (page, names) in widget_pages(&site, &pages) {
+    for (page, names) in pages {
         server.take_served();
         let dom = widgets::without_javascript(&chromium, &server, &page).expect("chromium runs");
         let served = server.take_served();

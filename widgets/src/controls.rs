@@ -4,6 +4,7 @@
 use crate::view::Error;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// The controls of one widget, and the static figure its defaults draw.
 #[derive(Clone, Debug, Serialize)]
@@ -233,6 +234,16 @@ pub(crate) fn range(
             unit,
         },
     }
+}
+
+/// A range control of microseconds, its default a [`Duration`].
+pub(crate) fn micros(
+    name: &'static str,
+    label: &'static str,
+    bounds: (i64, i64, i64),
+    default: Duration,
+) -> Control {
+    range(name, label, bounds, default.as_micros() as i64, "µs")
 }
 
 /// A choice control: `options` as `(value, label)`; the first is the default.

@@ -2,7 +2,7 @@
 //! kernel count and kernel length against the launch cost
 //! ([`workbook_benches::cpu_gpu::pipeline`]).
 
-use crate::controls::{Spec, Values, range};
+use crate::controls::{Spec, Values, micros, range};
 use crate::view::{Error, View, time};
 use std::time::Duration;
 use workbook_benches::figures::cpu_gpu::{LOOP, live};
@@ -13,13 +13,7 @@ pub(crate) fn spec() -> Spec {
         figure: "cpu-gpu-launch-loop.svg",
         controls: vec![
             range("count", "kernels", (1, 200, 1), LOOP.1 as i64, ""),
-            range(
-                "kernel_us",
-                "GPU time per kernel",
-                (0, 50, 1),
-                LOOP.0.as_micros() as i64,
-                "µs",
-            ),
+            micros("kernel_us", "GPU time per kernel", (0, 50, 1), LOOP.0),
         ],
     }
 }

@@ -2,7 +2,7 @@
 //! or replayed from a graph, its kernel count and length against the launch
 //! cost ([`workbook_benches::graphs::kernel_step`]).
 
-use crate::controls::{Spec, Values, choice, range};
+use crate::controls::{Spec, Values, choice, micros, range};
 use crate::timeline::{busy, is_kernel, length};
 use crate::view::{Error, View, percent, time};
 use gpu::{Backend, Device, DeviceOptions};
@@ -23,12 +23,11 @@ pub(crate) fn spec() -> Spec {
                 KERNELS.count as i64,
                 "",
             ),
-            range(
+            micros(
                 "length_us",
                 "GPU time per kernel",
                 (0, 50, 1),
-                KERNELS.length.as_micros() as i64,
-                "µs",
+                KERNELS.length,
             ),
             choice(
                 "mode",

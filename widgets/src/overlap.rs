@@ -1,7 +1,7 @@
 //! The sampling chapter's widget: the decode loop, naive or overlapped, with
 //! any GPU and CPU time per step ([`workbook_benches::sampling::run`]).
 
-use crate::controls::{Spec, Values, choice, range};
+use crate::controls::{Spec, Values, choice, micros};
 use crate::view::{Error, View, percent, time};
 use std::time::Duration;
 use workbook_benches::figures::overlap::{STEP, live};
@@ -21,20 +21,8 @@ pub(crate) fn spec() -> Spec {
                     ("naive", "naive"),
                 ],
             ),
-            range(
-                "gpu_us",
-                "GPU time per step",
-                (500, 5000, 100),
-                STEP.0.as_micros() as i64,
-                "µs",
-            ),
-            range(
-                "cpu_us",
-                "CPU time per step",
-                (100, 5000, 100),
-                STEP.1.as_micros() as i64,
-                "µs",
-            ),
+            micros("gpu_us", "GPU time per step", (500, 5000, 100), STEP.0),
+            micros("cpu_us", "CPU time per step", (100, 5000, 100), STEP.1),
         ],
     }
 }

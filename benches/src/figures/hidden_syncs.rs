@@ -81,13 +81,15 @@ pub fn title(syncs: &Syncs) -> String {
         syncs.cpu_ordered_copy,
         syncs.cpu_timer,
     ];
-    let numbers: Vec<String> = (1..=6)
+    let mut numbers: Vec<String> = (1..=6)
         .zip(on)
         .filter(|&(_, on)| on)
         .map(|(n, _)| n.to_string())
         .collect();
-    format!(
-        "The serving loop with hidden syncs {} of exercise 104 switched on",
-        numbers.join(", ")
-    )
+    let last = numbers.pop().unwrap_or_default();
+    let list = match numbers.is_empty() {
+        true => format!("sync {last}"),
+        false => format!("syncs {} and {last}", numbers.join(", ")),
+    };
+    format!("The serving loop with hidden {list} of exercise 104 switched on")
 }
