@@ -140,10 +140,6 @@ pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsSt
         .into_iter()
         .filter(|(k, _)| kept(k) || judges(k))
         .collect();
-    let mut kept: Vec<(OsString, OsString)> = vars
-        .into_iter()
-        .filter(|(k, _)| kept(k) || set.contains(&k.as_os_str()))
-        .collect();
     for (key, value) in allowances::toolchain_homes() {
         kept.push((key.into(), value.into_os_string()));
     }
