@@ -104,6 +104,10 @@ fn the_doctor_report_in_the_book_is_current() {
         return;
     }
     let path = repo.join(FILE);
+    assert!(
+        fresh.starts_with("judge doctor:"),
+        "`{COMMAND}` printed no report (does the judge build?): {fresh:?}"
+    );
     if std::env::var_os("BOOK_CHECK_WRITE").is_some() {
         let header = format!(
             "command: {COMMAND}\nmachine: {} {}, no NVIDIA driver\ndate:    {}\n\n",
