@@ -10,7 +10,7 @@ use judge_harness::{Ctx, Failure};
 const TOLERANCE: f64 = 0.10;
 
 /// GPU time of one batch's copy on the copy stream, alone (after a warm-up copy).
-fn copy_alone_ms(bench: &Bench) -> Result<f64, Failure> {
+pub(super) fn copy_alone_ms(bench: &Bench) -> Result<f64, Failure> {
     let c = &bench.copy;
     let on_device = c.alloc_zeros::<f32>(BATCH_LEN)?;
     c.copy_from_pinned(&bench.batches[0], &on_device)?;
@@ -21,7 +21,7 @@ fn copy_alone_ms(bench: &Bench) -> Result<f64, Failure> {
 }
 
 /// GPU time of one model step on the compute stream, alone.
-fn step_alone_ms(bench: &Bench) -> Result<f64, Failure> {
+pub(super) fn step_alone_ms(bench: &Bench) -> Result<f64, Failure> {
     let c = &bench.compute;
     let (batch, out) = (c.alloc_zeros::<f32>(BATCH_LEN)?, c.alloc_zeros::<f32>(1)?);
     MODEL.forward(c, &batch, &out)?;
