@@ -233,10 +233,10 @@ pub(crate) struct RunArgs {
 /// `judge watch`.
 #[derive(Clone, Debug, Args)]
 pub(crate) struct WatchArgs {
-    /// The exercise to start with (`101`); default: the first one not passed yet.
+    /// The exercise to start with (`105`); default: the first one not passed yet.
     pub(crate) id: Option<String>,
-    /// Do not watch files: press Enter to run again (for folders where file
-    /// watching does not work, such as a Windows drive under WSL2).
+    /// Do not watch files: press `r` (or Enter) to run again (for folders
+    /// where file watching does not work, such as a Windows drive under WSL2).
     #[arg(long)]
     pub(crate) manual: bool,
     /// Where to run the checks.

@@ -68,8 +68,9 @@ pub(crate) fn write(
         bar(done, exercises.len()),
         exercises.len()
     )?;
+    // In watch mode the learner is on an exercise already: `n` moves on.
     let next = exercises.iter().find(|e| status(e) != Status::Passed);
-    match next {
+    match next.filter(|_| current.is_none()) {
         Some(e) => writeln!(
             out,
             "next: {} {} ({}): `judge run {}` or `judge watch`",
@@ -78,7 +79,8 @@ pub(crate) fn write(
             chapter(e),
             e.id
         ),
-        None => writeln!(out, "every exercise has passed: well done!"),
+        None if next.is_none() => writeln!(out, "every exercise has passed: well done!"),
+        None => Ok(()),
     }
 }
 

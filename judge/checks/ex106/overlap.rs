@@ -10,7 +10,7 @@ use judge_harness::{Ctx, Failure};
 const TOLERANCE: f64 = 0.10;
 
 /// GPU time of one batch's copy on the copy stream, alone (after a warm-up copy).
-fn copy_alone_ms(bench: &Bench) -> Result<f64, Failure> {
+pub(super) fn copy_alone_ms(bench: &Bench) -> Result<f64, Failure> {
     let c = &bench.copy;
     let on_device = c.alloc_zeros::<f32>(BATCH_LEN)?;
     c.copy_from_pinned(&bench.batches[0], &on_device)?;
@@ -25,7 +25,7 @@ fn copy_alone_ms(bench: &Bench) -> Result<f64, Failure> {
 /// step over a batch the copy engine has just written took 1.58 ms, over a
 /// batch zeroed and summed on the GPU before it 1.29 ms: the limit must be
 /// that of the steps the run makes.)
-fn step_alone_ms(bench: &Bench) -> Result<f64, Failure> {
+pub(super) fn step_alone_ms(bench: &Bench) -> Result<f64, Failure> {
     let c = &bench.compute;
     let (batch, out) = (c.alloc_zeros::<f32>(BATCH_LEN)?, c.alloc_zeros::<f32>(1)?);
     c.copy_from_pinned(&bench.batches[0], &batch)?;

@@ -20,11 +20,21 @@ fn every_batch_has_its_own_sum() {
 
 fn overlap_figures(backend: gpu::Backend) {
     let bench = Bench::open(&Ctx::new(backend)).unwrap();
+    let copy = super::overlap::copy_alone_ms(&bench).unwrap();
+    let step = super::overlap::step_alone_ms(&bench).unwrap();
+    bench.device.synchronize().unwrap();
     let started = bench.device.now();
     bench.run().unwrap();
     let took = ms(bench.device.now() - started);
-    println!("{backend:?}: the solution ran {BATCHES} batches in {took:.3} ms");
+    let n = BATCHES as f64;
+    let limit = (n * copy).max(n * step) + copy.min(step);
+    println!(
+        "{backend:?}: the solution ran {BATCHES} batches in {took:.3} ms; a copy alone {copy:.3} ms, a step alone {step:.3} ms; the limit {limit:.3} ms; ratio {:.3} (one after the other: {:.3})",
+        took / limit,
+        n * (copy + step) / limit
+    );
     assert!(bench.device.races().is_empty());
+    assert!(took <= limit * 1.10);
 }
 
 #[test]

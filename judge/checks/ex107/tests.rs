@@ -271,3 +271,52 @@ fn answers_copied_from_the_course_seed_fail_under_another_seed() {
         assert!(!lookup(&other), "a table by call fails under seed {seed}");
     }
 }
+
+/// The measured waits of the course's seed and others on `backend`: every
+/// call foreseen, and the shortest wait against the longest return and the
+/// most CPU time a program spends outside its waits, which must stay well
+/// below half a gate for the model's verdicts to hold.
+fn waits_are_far_from_returns(backend: Backend, seeds: &[u64]) {
+    let (mut shortest_wait, mut longest_return, mut busiest) = (u64::MAX, 0, 0);
+    for &seed in seeds {
+        let run = run(&Ctx::new(backend).with_seed(Some(seed))).expect("the programs run");
+        for program in &run.programs {
+            let mut own = 0;
+            for ran in program {
+                assert!(ran.foreseen(), "seed {seed}: {ran:?}");
+                match ran.truth {
+                    Wait::Nothing => {
+                        longest_return = longest_return.max(ran.cpu_ns);
+                        own += ran.cpu_ns;
+                    }
+                    _ => shortest_wait = shortest_wait.min(ran.cpu_ns),
+                }
+            }
+            busiest = busiest.max(own);
+        }
+    }
+    let ms = |ns: u64| ns as f64 / 1e6;
+    println!(
+        "{backend:?}, {} seeds: the shortest wait {:.3} ms, the longest return {:.3} ms, the most CPU time of a program outside its waits {:.3} ms (the threshold is 10 ms)",
+        seeds.len(),
+        ms(shortest_wait),
+        ms(longest_return),
+        ms(busiest)
+    );
+    assert!(
+        ms(busiest) <= 6.0,
+        "a program's own CPU time nears half a gate"
+    );
+}
+
+#[test]
+fn waits_are_far_from_returns_on_the_virtual_gpu() {
+    let seeds: Vec<u64> = (0..64).chain([COURSE_SEED]).collect();
+    waits_are_far_from_returns(Backend::Virtual, &seeds);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn waits_are_far_from_returns_on_the_gpu() {
+    waits_are_far_from_returns(Backend::Cuda, &[COURSE_SEED, 1, 2, 3]);
+}

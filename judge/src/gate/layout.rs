@@ -157,3 +157,51 @@ fn out_of_order(course: &Course) -> Vec<String> {
     }
     problems
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::Manifest;
+
+    /// A course in a temporary folder whose book has three chapters and
+    /// whose manifest lists `(id, chapter, difficulty)` in that order.
+    fn course(entries: &[(u32, &str, u8)]) -> (tempfile::TempDir, Course) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("chapters")).unwrap();
+        std::fs::write(
+            dir.path().join("chapters/SUMMARY.md"),
+            "# Summary\n\n[Intro](intro.md)\n\n- [One](one.md)\n- [Two](two.md)\n- [Three](three.md)\n",
+        )
+        .unwrap();
+        let mut text = String::from("format = 1\n");
+        for (id, chapter, difficulty) in entries {
+            text += &format!(
+                "[[exercise]]\nid = {id}\nslug = \"s\"\ntitle = \"t\"\nchapter = \"{chapter}\"\ndifficulty = {difficulty}\npoints = 1\ntimeout_s = 1\nlib = \"l\"\nhints = [\"h\"]\n"
+            );
+        }
+        let manifest: Manifest = toml::from_str(&text).unwrap();
+        let course = Course {
+            root: dir.path().to_path_buf(),
+            tools: dir.path().to_path_buf(),
+            manifest,
+        };
+        (dir, course)
+    }
+
+    #[test]
+    fn the_manifest_follows_the_books_chapters_then_difficulty() {
+        let (_dir, ok) = course(&[(105, "one.md", 1), (107, "two.md", 1), (104, "two.md", 3)]);
+        assert!(out_of_order(&ok).is_empty());
+        let (_dir, late) = course(&[(101, "three.md", 3), (105, "one.md", 1)]);
+        let problems = out_of_order(&late);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("101 before 105 (chapter 3 before chapter 1)"),
+            "{problems:?}"
+        );
+        let (_dir, harder) = course(&[(104, "two.md", 3), (107, "two.md", 1)]);
+        assert!(out_of_order(&harder)[0].contains("difficulty 3 before 1 in chapter 2"));
+        let (_dir, unnumbered) = course(&[(100, "intro.md", 1)]);
+        assert!(out_of_order(&unnumbered)[0].contains("not a numbered chapter"));
+    }
+}
