@@ -230,7 +230,7 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
     let options = Options {
         backend: args.backend.into(),
         progress: std::io::stderr().is_terminal(),
-        sandbox: Sandbox::new(SandboxConfig::default()),
+        sandbox: Sandbox::for_checks(SandboxConfig::default(), args.backend.into()),
         ..Options::default()
     };
     let judged = course
