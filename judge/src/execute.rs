@@ -126,17 +126,19 @@ fn attempt(
     run: &mut Execution,
 ) -> Result<Ended> {
     let nonce = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
+    let home = spec
+        .scratch
+        .join(format!("home-{:016x}", fastrand::u64(..)));
+    let grant = grant(spec, &home, deadline);
     let setup = Setup {
         nonce: nonce.clone(),
         backend: format!("{:?}", spec.backend).to_lowercase(),
         only,
         artifacts: spec.artifacts.clone(),
         seed: spec.seed,
+        lockdown: spec.sandbox.lockdown(&grant),
     };
-    let home = spec
-        .scratch
-        .join(format!("home-{:016x}", fastrand::u64(..)));
-    let (mut child, channel) = spawn(spec, &setup, &home, deadline)?;
+    let (mut child, channel) = spawn(spec, &setup, &grant)?;
     let (out, err) = (
         drain(child.stdout.take(), OUTPUT_LIMIT),
         drain(child.stderr.take(), OUTPUT_LIMIT),
@@ -161,35 +163,35 @@ fn attempt(
     Ok(ended)
 }
 
-/// Starts the harness in the sandbox with one end of a socket pair as its
-/// stdin, and sends the setup on the other; returns the child and what the
-/// channel will have carried when the harness (and all it started) ends.
-fn spawn(
-    spec: &RunSpec,
-    setup: &Setup,
-    home: &Path,
-    deadline: Instant,
-) -> Result<(Child, Receiver<String>)> {
-    use std::os::unix::process::CommandExt;
-    let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
-    spec.sandbox.hand_over(home)?;
-    if let Some(artifacts) = &spec.artifacts {
-        spec.sandbox.hand_over(artifacts)?;
-    }
-    let grant = Grant {
+/// What a run of `spec`'s harness may use in the sandbox: its binary, the
+/// artifacts folder, its own `home`, until `deadline`.
+fn grant(spec: &RunSpec, home: &Path, deadline: Instant) -> Grant {
+    Grant {
         kind: Kind::Run,
         read: vec![spec.binary.clone()],
         write: spec.artifacts.iter().cloned().collect(),
         home: home.to_path_buf(),
         deadline: Some(deadline.saturating_duration_since(Instant::now())),
         as_user: true,
-    };
+    }
+}
+
+/// Starts the harness in the sandbox with one end of a socket pair as its
+/// stdin, and sends the setup on the other; returns the child and what the
+/// channel will have carried when the harness (and all it started) ends.
+fn spawn(spec: &RunSpec, setup: &Setup, grant: &Grant) -> Result<(Child, Receiver<String>)> {
+    use std::os::unix::process::CommandExt;
+    let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
+    spec.sandbox.hand_over(&grant.home)?;
+    if let Some(artifacts) = &spec.artifacts {
+        spec.sandbox.hand_over(artifacts)?;
+    }
     // The command (which holds the harness's end of the channel) is dropped
     // once spawned, so that the channel ends when the harness does.
     let child = spec
         .sandbox
-        .command(&Command::new(&spec.binary), &grant)
-        .current_dir(home)
+        .command(&Command::new(&spec.binary), grant)
+        .current_dir(&grant.home)
         .process_group(0)
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::piped())

@@ -14,9 +14,11 @@
 //! `unwrap` on a GPU error) becomes its own outcome with its location.
 
 mod channel;
+pub mod lockdown;
 pub mod protocol;
 mod runner;
 
+pub use lockdown::Lockdown;
 pub use protocol::{CheckInfo, Event, Outcome, Setup};
 pub use runner::main;
 

@@ -35,6 +35,11 @@ pub struct Setup {
     /// generated workloads ([`crate::Ctx::seed`]); `None` outside grading.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The landlock rules the harness applies to itself once its device is
+    /// open, before any learner code runs ([`crate::lockdown`]); `None`
+    /// without the sandbox.
+    #[serde(default)]
+    pub lockdown: Option<crate::Lockdown>,
 }
 
 /// A check as the judge lists it.
