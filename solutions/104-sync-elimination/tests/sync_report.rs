@@ -27,7 +27,7 @@ fn the_steady_state_waits_once_per_log_window() {
     .unwrap();
     let (compute, copy) = (device.new_stream().unwrap(), device.new_stream().unwrap());
     let decoder = workload::decoder(&compute).unwrap();
-    let work = workload::workload(&decoder);
+    let work = workload::workload(&decoder, workload::SEED);
     let mut server = Server::new(&decoder, &compute, &copy, work.config()).unwrap();
     let mut marks = Vec::new();
     for inputs in &work.inputs {
