@@ -6,8 +6,10 @@
 //! The suite runs in one process while it can. When the process dies in the
 //! middle of a check (an abort, a crash, `process::exit` in learner code),
 //! that check gets the verdict and the rest run again in a new process. When
-//! the deadline passes, the whole process group is killed: the check that was
-//! running timed out and the ones after it did not run.
+//! the deadline passes, the sandbox kills everything the harness started
+//! (whatever process group it moved to) and the judge kills the process
+//! group: the check that was running timed out and the ones after it did not
+//! run.
 
 use crate::sandbox::{Grant, Kind, Sandbox};
 use anyhow::{Context, Result};
