@@ -81,7 +81,10 @@ pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
     replace(&crate_dir.join("lib.rs"), "//! The judge's build cache.\n")?;
     let lock = course.tools.join("Cargo.lock");
     if lock.is_file() {
-        replace(&crate_dir.join("Cargo.lock"), &fs_err::read_to_string(&lock)?)?;
+        replace(
+            &crate_dir.join("Cargo.lock"),
+            &fs_err::read_to_string(&lock)?,
+        )?;
     }
     let target = dir(course).join("target");
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
