@@ -25,8 +25,14 @@ fn main() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the workspace");
-    let scratch = workspace.join("target/judge/bench");
-    let _ = std::fs::remove_dir_all(&scratch);
+    // A folder of this run's own: the judge keeps a scratch folder per
+    // submission path, which a later run must not find built.
+    let run = format!(
+        "{}-{}",
+        std::process::id(),
+        jiff::Timestamp::now().as_second()
+    );
+    let scratch = workspace.join("target/judge/bench").join(run);
     println!("machine: {}", machine());
     println!(
         "date: {} (UTC)",
@@ -57,7 +63,36 @@ fn main() {
     }
     println!("load average at the end: {}", load());
     times.report();
-    let _ = std::fs::remove_dir_all(&scratch);
+    forget(workspace, &scratch);
+}
+
+/// Removes the classes of this run, and the judge's scratch folders of
+/// their submissions (named `NAME-HASH`, after the submissions).
+fn forget(workspace: &Path, scratch: &Path) {
+    let names: Vec<String> = walk_names(scratch);
+    let grade = workspace.join("target/judge/grade");
+    if let Ok(entries) = std::fs::read_dir(&grade) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let ours = name
+                .rsplit_once('-')
+                .is_some_and(|(n, _)| names.iter().any(|m| m == n));
+            if ours {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(scratch);
+}
+
+/// The submissions of every class in `scratch`.
+fn walk_names(scratch: &Path) -> Vec<String> {
+    let classes = std::fs::read_dir(scratch).into_iter().flatten().flatten();
+    classes
+        .filter(|c| c.path().is_dir())
+        .flat_map(|c| std::fs::read_dir(c.path()).into_iter().flatten().flatten())
+        .map(|s| s.file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 /// The seconds of each exercise graded, by mode and kind.
