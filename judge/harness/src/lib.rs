@@ -123,14 +123,6 @@ impl From<gpu::GpuError> for Failure {
     }
 }
 
-/// One step of SplitMix64: a well-mixed 64-bit value of `x`.
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The median of `values` (the upper one of an even count); 0 when empty.
 /// Checks judge timings by medians of one run, never by single samples.
 pub fn median(values: &[f64]) -> f64 {

@@ -4,6 +4,9 @@
 //! Submissions are made from the fixture course's own crates: a folder named
 //! for one exercise may hold another's crate (one that aborts, say), since
 //! every fixture suite checks the same `fixture::add`.
+//!
+//! Over 400 lines: one test per behaviour of `judge grade`, each short;
+//! what they share is in `support.rs`.
 
 use crate::formats::{gradescope_shape, json_shape, junit_shape, read_json};
 use crate::support::{Course, arg};
