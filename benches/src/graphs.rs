@@ -12,9 +12,6 @@
 //!
 //! CPU times come from the device's clock (modelled on the virtual GPU), GPU
 //! times from events.
-//!
-//! Over 400 lines with its tests (the code is under 390): the chapter's
-//! three measurements share their kernels and step, so they stay together.
 
 use crate::{Summary, duration_text};
 use gpu::{Device, Stream, View};
