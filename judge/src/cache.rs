@@ -30,7 +30,7 @@
 
 use crate::compile::{self, Spec};
 use crate::course::Course;
-use crate::files::write_if_changed;
+use crate::files::write_atomically;
 use crate::sandbox::Sandbox;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -75,11 +75,16 @@ pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
     let crate_dir = dir(course).join("crate");
     fs_err::create_dir_all(&crate_dir)?;
     let manifest = cache_manifest(&compile::manifest(course, spec), &spec.lib)?;
-    write_if_changed(&crate_dir.join("Cargo.toml"), manifest.as_bytes())?;
-    write_if_changed(&crate_dir.join("lib.rs"), b"//! The judge's build cache.\n")?;
+    // Judges grading side by side share the cache: each file is replaced
+    // whole, never seen half written.
+    replace(&crate_dir.join("Cargo.toml"), &manifest)?;
+    replace(&crate_dir.join("lib.rs"), "//! The judge's build cache.\n")?;
     let lock = course.tools.join("Cargo.lock");
     if lock.is_file() {
-        write_if_changed(&crate_dir.join("Cargo.lock"), &fs_err::read(&lock)?)?;
+        replace(
+            &crate_dir.join("Cargo.lock"),
+            &fs_err::read_to_string(&lock)?,
+        )?;
     }
     let target = dir(course).join("target");
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
@@ -102,6 +107,14 @@ pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
         stamp: stamp(&release)?,
         release,
     })
+}
+
+/// Writes `text` to `path` unless it holds it already, atomically.
+fn replace(path: &Path, text: &str) -> Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
+        return Ok(());
+    }
+    write_atomically(path, text)
 }
 
 /// A harness manifest less the crate under test (the dependency named

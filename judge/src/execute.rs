@@ -6,8 +6,10 @@
 //! The suite runs in one process while it can. When the process dies in the
 //! middle of a check (an abort, a crash, `process::exit` in learner code),
 //! that check gets the verdict and the rest run again in a new process. When
-//! the deadline passes, the whole process group is killed: the check that was
-//! running timed out and the ones after it did not run.
+//! the deadline passes, the sandbox kills everything the harness started
+//! (whatever process group it moved to) and the judge kills the process
+//! group: the check that was running timed out and the ones after it did not
+//! run.
 //!
 //! The harness's environment is the learner's, but for insta's variables
 //! ([`insta`]): nothing the learner sets can make a snapshot assertion pass
@@ -143,6 +145,10 @@ fn attempt(
     run: &mut Execution,
 ) -> Result<Ended> {
     let nonce = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
+    let home = spec
+        .scratch
+        .join(format!("home-{:016x}", fastrand::u64(..)));
+    let grant = grant(spec, &snapshots.folder, &home, deadline);
     let setup = Setup {
         nonce: nonce.clone(),
         backend: spec.backend,
@@ -150,11 +156,9 @@ fn attempt(
         artifacts: spec.artifacts.clone(),
         snapshots: Some(snapshots.folder.clone()),
         seed: spec.seed,
+        lockdown: spec.sandbox.lockdown(&grant),
     };
-    let home = spec
-        .scratch
-        .join(format!("home-{:016x}", fastrand::u64(..)));
-    let (mut child, channel) = spawn(spec, &setup, &snapshots.folder, &home, deadline)?;
+    let (mut child, channel) = spawn(spec, &setup, &grant)?;
     let (out, err) = (
         drain(child.stdout.take(), OUTPUT_LIMIT),
         drain(child.stderr.take(), OUTPUT_LIMIT),
@@ -179,25 +183,12 @@ fn attempt(
     Ok(ended)
 }
 
-/// Starts the harness in the sandbox with one end of a socket pair as its
-/// stdin, and sends the setup on the other; returns the child and what the
-/// channel will have carried when the harness (and all it started) ends.
-/// The harness may read its binary and the snapshot folder `snapshots`.
-fn spawn(
-    spec: &RunSpec,
-    setup: &Setup,
-    snapshots: &Path,
-    home: &Path,
-    deadline: Instant,
-) -> Result<(Child, Receiver<String>)> {
-    use std::os::unix::process::CommandExt;
-    let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
-    spec.sandbox.hand_over(home)?;
-    if let Some(artifacts) = &spec.artifacts {
-        spec.sandbox.hand_over(artifacts)?;
-    }
+/// What a run of `spec`'s harness may use in the sandbox: its binary, the
+/// snapshot folder `snapshots`, the suite's folder, the artifacts folder,
+/// its own `home`, until `deadline`.
+fn grant(spec: &RunSpec, snapshots: &Path, home: &Path, deadline: Instant) -> Grant {
     let checks = spec.suite.parent().unwrap_or(&spec.suite);
-    let grant = Grant {
+    Grant {
         kind: Kind::Run,
         read: vec![
             spec.binary.clone(),
@@ -208,15 +199,27 @@ fn spawn(
         home: home.to_path_buf(),
         deadline: Some(deadline.saturating_duration_since(Instant::now())),
         as_user: true,
-    };
+    }
+}
+
+/// Starts the harness in the sandbox with one end of a socket pair as its
+/// stdin, and sends the setup on the other; returns the child and what the
+/// channel will have carried when the harness (and all it started) ends.
+fn spawn(spec: &RunSpec, setup: &Setup, grant: &Grant) -> Result<(Child, Receiver<String>)> {
+    use std::os::unix::process::CommandExt;
+    let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
+    spec.sandbox.hand_over(&grant.home)?;
+    if let Some(artifacts) = &spec.artifacts {
+        spec.sandbox.hand_over(artifacts)?;
+    }
     let mut harness = Command::new(&spec.binary);
-    insta_env(&mut harness, checks);
+    insta_env(&mut harness, spec.suite.parent().unwrap_or(&spec.suite));
     // The command (which holds the harness's end of the channel) is dropped
     // once spawned, so that the channel ends when the harness does.
     let child = spec
         .sandbox
-        .command(&harness, &grant)
-        .current_dir(home)
+        .command(&harness, grant)
+        .current_dir(&grant.home)
         .process_group(0)
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::piped())

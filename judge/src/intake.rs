@@ -86,11 +86,11 @@ pub(crate) fn take(
     Ok(Intake::Taken(files))
 }
 
-/// A crate's source files: each one's path from the crate, and its bytes.
-type Files = Vec<(PathBuf, Vec<u8>)>;
+/// The `.rs` files under `src/`: their paths from the crate, and bytes.
+type Sources = Vec<(PathBuf, Vec<u8>)>;
 
 /// The `.rs` files under `src/`, or why they cannot be taken.
-fn read_sources(source: &Source<'_>) -> Result<Result<Files, String>> {
+fn read_sources(source: &Source<'_>) -> Result<Result<Sources, String>> {
     let crate_dir = source.submission.join(source.folder);
     for (path, shown) in [
         (

@@ -148,6 +148,16 @@ impl Sandbox {
         wrapped
     }
 
+    /// The landlock rules a harness started with `grant` applies to itself
+    /// once its device is open: the launcher's, less `/proc`
+    /// ([`judge_harness::lockdown`] says why); none when the sandbox is off.
+    pub(crate) fn lockdown(&self, grant: &Grant) -> Option<judge_harness::Lockdown> {
+        self.launcher.as_ref()?;
+        let policy = grant.policy(self.config.limits, self.user());
+        let rules = fs_rules::lockdown(&policy);
+        Some(rules.without_write(Path::new(allowances::PROC)))
+    }
+
     /// Makes `path` (a folder, made if missing, and everything in it) the
     /// sandbox user's, so that student code may write there.
     pub(crate) fn hand_over(&self, path: &Path) -> Result<()> {

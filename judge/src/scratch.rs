@@ -1,18 +1,12 @@
-//! The scratch copy of a student's crate: its `Cargo.toml` and `src/`, and
-//! nothing else.
+//! Scratch copies of a crate: its `Cargo.toml` and `src/`, and nothing
+//! else, for the known-wrong variants (a copy of the solution with one file
+//! replaced) and for `judge grade --keep` (the exact sources graded).
 //!
-//! Grading never builds a submission in place. It copies the crate's
-//! manifest and sources into the judge's scratch folder, so nothing else the
-//! student sent takes part: not their own `tests/`, not a `build.rs` beside
-//! the manifest, not an edited check suite or manifest. Symbolic links are
-//! not followed. A file is rewritten only when its content changed, so
-//! grading a submission again rebuilds nothing, and a file the student
-//! removed is removed. Relative `path` dependencies are anchored at the
-//! course's own exercise folder, where the crate was written to live.
-//!
-//! This keeps the student's files away from the checks; it is no sandbox:
-//! their code still runs with the grader's rights, so grade untrusted work
-//! in a container.
+//! A file is rewritten only when its content changed, so building a copy
+//! again rebuilds nothing, and a file removed from the crate is removed
+//! from the copy. Symbolic links are not followed. Relative `path`
+//! dependencies are anchored at the crate's home folder. (What grading
+//! takes from a student's crate is the `intake` module's business.)
 
 use crate::course::Course;
 use crate::files::write_if_changed;

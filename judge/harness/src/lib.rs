@@ -23,12 +23,14 @@
 
 mod channel;
 mod ctx;
+pub mod lockdown;
 mod macros;
 pub mod protocol;
 mod rng;
 mod runner;
 
 pub use ctx::Ctx;
+pub use lockdown::Lockdown;
 pub use protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
 pub use rng::SplitMix;
 pub use runner::{main, run_check};

@@ -41,6 +41,11 @@ pub struct Setup {
     /// ([`COURSE_SEED`](crate::COURSE_SEED)) passes. Absent in the JSON is `None`.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The landlock rules the harness applies to itself once its device is
+    /// open, before any learner code runs ([`crate::lockdown`]); `None`
+    /// without the sandbox.
+    #[serde(default)]
+    pub lockdown: Option<crate::Lockdown>,
 }
 
 /// A file a check saved for the learner.

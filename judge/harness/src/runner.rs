@@ -40,7 +40,9 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup) -> std::io::Result<
     let backend = setup.backend;
     let ctx = context(&setup);
     let checks = suite.iter().map(info).collect();
-    let backend_name = resolved_backend(backend);
+    // A real GPU's device stays open for the whole run, so that the CUDA
+    // driver has done its setup before the lockdown below.
+    let (backend_name, _device) = resolved_backend(backend);
     let suite_event = Event::Suite {
         tag: String::new(),
         checks,
@@ -49,6 +51,9 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup) -> std::io::Result<
     out.send(&suite_event, Some(&setup.nonce))?;
     // The nonce has signed all it will: wipe it before any learner code runs.
     setup.nonce.zeroize();
+    if let Some(lockdown) = &setup.lockdown {
+        lockdown.apply().map_err(std::io::Error::other)?;
+    }
     install_panic_hook();
     for check in suite.iter().filter(|c| wanted(&setup, c.name)) {
         let start = Event::Start {
@@ -87,13 +92,22 @@ fn context(setup: &Setup) -> Ctx {
         .with_seed(setup.seed)
 }
 
-/// The backend the checks' devices will use, as `gpu::Backend::resolve`
-/// decides it for the judge's choice (the rule every check's `ctx.device()`
-/// follows), or the choice itself when it cannot be used.
-fn resolved_backend(backend: Backend) -> String {
-    match backend.resolve() {
-        Ok(resolved) => resolved.kind().to_string(),
-        Err(_) => format!("{backend:?} (unavailable)").to_lowercase(),
+/// The backend the checks' devices will use: the one a device opened with
+/// the judge's choice reports (the same rule as every check's `ctx.device()`),
+/// or the choice itself when no device opens; and the device, when it is a
+/// real GPU's.
+fn resolved_backend(backend: Backend) -> (String, Option<gpu::Device>) {
+    let options = gpu::DeviceOptions {
+        backend,
+        quiet: true,
+        ..Default::default()
+    };
+    match gpu::Device::with_options(options) {
+        Ok(device) => {
+            let cuda = device.backend() == gpu::BackendKind::Cuda;
+            (device.backend().to_string(), cuda.then_some(device))
+        }
+        Err(_) => (format!("{backend:?} (unavailable)").to_lowercase(), None),
     }
 }
 

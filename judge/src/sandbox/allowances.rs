@@ -39,6 +39,7 @@ const CUDA: &[&str] = &[
     "/opt/cuda",
     "/etc/nvidia",
     "/proc/driver/nvidia",
+    "/proc/driver/nvidia-uvm",
     "/proc/devices",
     "/proc/cpuinfo",
     "/proc/meminfo",
@@ -48,6 +49,12 @@ const CUDA: &[&str] = &[
     "/sys/module/nvidia_uvm",
     "/run/nvidia-persistenced",
 ];
+
+/// What the launcher's layer lets a harness write on a machine with NVIDIA
+/// GPUs, until the harness has opened its device and restricted itself
+/// further (see `judge_harness::lockdown`): the CUDA driver names its threads
+/// by writing `/proc/self/task/TID/comm`, and fails when it cannot.
+pub(crate) const PROC: &str = "/proc";
 
 /// Device files every sandbox may read, write and `ioctl`.
 const DEVICES: &[&str] = &[
@@ -111,6 +118,14 @@ pub(crate) fn toolchain_homes() -> Vec<(&'static str, PathBuf)> {
         .collect()
 }
 
+/// Whether `devices` has NVIDIA GPUs among it.
+pub(crate) fn has_nvidia(devices: &[PathBuf]) -> bool {
+    devices.iter().any(|d| {
+        d.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(NVIDIA_DEVICES))
+    })
+}
+
 /// The Rust toolchain: `CARGO_HOME` (cargo, the registry's sources),
 /// `RUSTUP_HOME` (the toolchains), and the folders of `CARGO` and `RUSTC`
 /// when they name binaries elsewhere.
@@ -154,4 +169,27 @@ fn extra() -> Vec<PathBuf> {
 
 fn paths(list: &[&str]) -> Vec<PathBuf> {
     list.iter().map(PathBuf::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvidia_gpus_are_told_by_their_device_files() {
+        let usual = paths(DEVICES);
+        assert!(!has_nvidia(&usual));
+        let gpu = [PathBuf::from("/dev/null"), PathBuf::from("/dev/nvidia0")];
+        assert!(has_nvidia(&gpu));
+        let lockdown = judge_harness::Lockdown {
+            write: vec![PathBuf::from("/home"), PathBuf::from(PROC)],
+            ..Default::default()
+        };
+        let harness = lockdown.without_write(Path::new(PROC));
+        assert_eq!(
+            harness.write,
+            [PathBuf::from("/home")],
+            "the harness's own layer has no /proc"
+        );
+    }
 }

@@ -9,7 +9,9 @@
 //! private folder stay readable. What it may read is decided by landlock's
 //! rules instead, which the judge refuses to grade without; seccomp refuses
 //! `open_by_handle_at`, the one call that capability would open around them.
-//! Every other capability leaves the bounding set.
+//! Every other capability leaves the bounding set. Where root itself lacks
+//! that capability (a container's default set), the user keeps none, and
+//! reads by the file modes.
 
 use crate::sandbox::config::User;
 use nix::unistd::{Gid, Uid, setgroups, setresgid, setresuid};
@@ -21,8 +23,9 @@ use rustix::thread::{
 /// The capability the sandbox user keeps.
 const KEPT: CapabilitySet = CapabilitySet::DAC_READ_SEARCH;
 
-/// Becomes `user`, keeping only [`KEPT`]. Needs root.
-pub(crate) fn become_user(user: User) -> std::io::Result<()> {
+/// Becomes `user`, keeping only [`KEPT`] where root has it; returns whether
+/// it was kept. Needs root.
+pub(crate) fn become_user(user: User) -> std::io::Result<bool> {
     for capability in CapabilitySet::all().iter() {
         if capability != KEPT {
             // Capabilities the kernel does not know are not in the set anyway.
@@ -34,14 +37,16 @@ pub(crate) fn become_user(user: User) -> std::io::Result<()> {
     setresgid(gid, gid, gid)?;
     nix::sys::prctl::set_keepcaps(true)?;
     setresuid(uid, uid, uid)?;
-    set_capabilities(
-        None,
-        CapabilitySets {
-            effective: KEPT,
-            permitted: KEPT,
-            inheritable: KEPT,
-        },
-    )?;
+    let only = |set: CapabilitySet| CapabilitySets {
+        effective: set,
+        permitted: set,
+        inheritable: set,
+    };
+    if set_capabilities(None, only(KEPT)).is_err() {
+        // Whatever else root's permitted set held must go all the same.
+        set_capabilities(None, only(CapabilitySet::empty()))?;
+        return Ok(false);
+    }
     configure_capability_in_ambient_set(KEPT, true)?;
-    Ok(())
+    Ok(true)
 }

@@ -111,9 +111,12 @@ fn inner(mut launch: Launch) -> Result<u8> {
     applied.limits = Some(policy.limits);
     if let (true, Some(user)) = (applied.root, policy.user) {
         let paths: Vec<_> = policy.read.iter().chain(&policy.write).cloned().collect();
-        mounts::reach(&paths, user).context("cannot make the sandbox's files reachable")?;
-        identity::become_user(user).with_context(|| format!("cannot become the user {user}"))?;
-        applied.user = Some(user);
+        // Without the right to mount (a container's root), paths stay as
+        // they are: the user then reads what the file modes let it.
+        let _ = mounts::reach(&paths, user);
+        let kept = identity::become_user(user)
+            .with_context(|| format!("cannot become the user {user}"))?;
+        (applied.user, applied.reads_past_modes) = (Some(user), kept);
     }
     let files = fs_rules::restrict(policy).context("cannot apply landlock")?;
     applied.landlock = files.abi;

@@ -34,6 +34,9 @@ pub(crate) struct Layers {
     pub(crate) root: bool,
     /// The unprivileged user student code runs as, when the judge is root.
     pub(crate) user: Option<User>,
+    /// That user kept `CAP_DAC_READ_SEARCH` (reads past the file modes).
+    #[serde(default)]
+    pub(crate) reads_past_modes: bool,
 }
 
 /// One layer, for a person.
@@ -182,14 +185,16 @@ impl Layers {
 
     fn user(&self) -> Layer {
         match (self.root, self.user) {
-            (true, Some(user)) => row(
-                "user",
-                true,
-                &format!(
-                    "uid:gid {user} (the judge runs as root) for every run and every build of a submission, reading with CAP_DAC_READ_SEARCH only"
-                ),
-                "",
-            ),
+            (true, Some(user)) => {
+                let reads = match self.reads_past_modes {
+                    true => "reading with CAP_DAC_READ_SEARCH only",
+                    false => "with no capability (reading by the file modes)",
+                };
+                let detail = format!(
+                    "uid:gid {user} (the judge runs as root) for every run and every build of a submission, {reads}"
+                );
+                row("user", true, &detail, "")
+            }
             (true, None) => row(
                 "user",
                 false,
@@ -249,6 +254,7 @@ mod tests {
             process_limit: true,
             root: true,
             user: Some(User::NOBODY),
+            reads_past_modes: true,
             ..Layers::default()
         };
         assert!(layers.isolates_files());

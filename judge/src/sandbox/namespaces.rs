@@ -1,9 +1,12 @@
 //! New namespaces for student code, where the machine allows them: a pid
 //! namespace (nothing in it outlives its first process, and nothing outside
 //! it can be named) and a network namespace (no network at all: only a
-//! loopback device that is down). As root the launcher makes them directly;
-//! as another user, inside a new user namespace that maps the user to
-//! itself (which some systems forbid: the launcher then goes without).
+//! loopback device that is down). As root the launcher makes them directly
+//! (where root may: a container's root often may not, and then goes
+//! without: a user namespace would map no user but root, and the sandbox's
+//! user must be mapped); as another user, inside a new user namespace that
+//! maps the user to itself (which some systems forbid: the launcher then
+//! goes without).
 
 use nix::sched::{CloneFlags, unshare};
 use std::io::Write;
@@ -23,10 +26,11 @@ pub(crate) struct Entered {
 /// namespaces; as `root`, without a user namespace. Nothing entered is not an error.
 pub(crate) fn enter(root: bool) -> Entered {
     let both = CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNET;
-    if root && unshare(both).is_ok() {
+    if root {
+        let entered = unshare(both).is_ok();
         return Entered {
-            pid: true,
-            net: true,
+            pid: entered,
+            net: entered,
             user: false,
         };
     }

@@ -67,10 +67,14 @@ impl Grant {
         read.extend(self.read.iter().cloned());
         let mut write = self.write.clone();
         write.push(self.home.clone());
+        let devices = allowances::devices();
+        if self.kind == Kind::Run && allowances::has_nvidia(&devices) {
+            write.push(PathBuf::from(allowances::PROC));
+        }
         Policy {
             read,
             write,
-            devices: allowances::devices(),
+            devices,
             limits,
             user: user.filter(|_| self.as_user),
             namespaces: true,

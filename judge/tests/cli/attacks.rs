@@ -100,6 +100,19 @@ fn grade(course: &Course, alone: bool) -> Graded {
     graded
 }
 
+/// Asserts that the attacker's exercise is `status` and that its message or
+/// output says `says`.
+#[track_caller]
+fn assert_verdict(graded: &Graded, status: &str, says: &str) {
+    assert_eq!(
+        graded.attacker()["status"],
+        status,
+        "{:#}",
+        graded.attacker()
+    );
+    assert!(said(graded).contains(says), "{}", said(graded));
+}
+
 /// The attacker's message (why there are no checks) or output.
 fn said(graded: &Graded) -> String {
     let attacker = graded.attacker();
@@ -152,11 +165,10 @@ fn an_exercise_folder_linked_to_the_solution_is_refused() {
     std::fs::create_dir_all(folder.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(course.root.join("solutions").join(FOLDER), &folder).unwrap();
     let graded = grade(&course, false);
-    assert_eq!(graded.attacker()["status"], "compile_error");
-    assert!(
-        said(&graded).contains("`exercises/902-wrong-answer` is a symbolic link"),
-        "{}",
-        said(&graded)
+    assert_verdict(
+        &graded,
+        "compile_error",
+        "`exercises/902-wrong-answer` is a symbolic link",
     );
 }
 
@@ -169,11 +181,10 @@ fn a_src_linked_to_the_solution_is_refused_and_the_class_goes_on() {
     std::fs::copy(solution.join("Cargo.toml"), folder.join("Cargo.toml")).unwrap();
     std::os::unix::fs::symlink(solution.join("src"), folder.join("src")).unwrap();
     let graded = grade(&course, false);
-    assert_eq!(graded.attacker()["status"], "compile_error");
-    assert!(
-        said(&graded).contains("`exercises/902-wrong-answer/src` is a symbolic link"),
-        "{}",
-        said(&graded)
+    assert_verdict(
+        &graded,
+        "compile_error",
+        "`exercises/902-wrong-answer/src` is a symbolic link",
     );
 }
 
@@ -181,12 +192,7 @@ fn a_src_linked_to_the_solution_is_refused_and_the_class_goes_on() {
 fn a_nonce_read_from_proc_self_mem_signs_nothing() {
     let course = class_with("memory-reader", &[]);
     let graded = grade(&course, false);
-    assert_eq!(graded.attacker()["status"], "failed");
-    assert!(
-        said(&graded).contains("forger: cannot read /proc/self/maps"),
-        "{}",
-        said(&graded)
-    );
+    assert_verdict(&graded, "failed", "forger: cannot read /proc/self/maps");
     assert_eq!(graded.attacker()["forged_lines"], 0);
 }
 
@@ -218,12 +224,7 @@ fn a_child_in_its_own_process_group_dies_before_it_can_rewrite_the_results() {
 fn stopping_the_parent_does_not_stop_grading() {
     let course = class_with("stops-parent", &[]);
     let graded = grade(&course, false);
-    assert_eq!(graded.attacker()["status"], "failed");
-    assert!(
-        said(&graded).contains("stopper: kill -STOP"),
-        "{}",
-        said(&graded)
-    );
+    assert_verdict(&graded, "failed", "stopper: kill -STOP");
 }
 
 #[test]

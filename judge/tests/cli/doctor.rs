@@ -117,19 +117,7 @@ fn the_doctor_lists_every_layer_of_the_sandbox() {
         .iter()
         .map(|l| l.get(11..24).unwrap_or_default().trim())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "files",
-            "processes",
-            "signals",
-            "system calls",
-            "network",
-            "limits",
-            "user"
-        ],
-        "{stdout}"
-    );
+    assert_eq!(names, crate::support::LAYERS, "{stdout}");
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! `judge grade`: the three formats and their field names, results on disk
-//! while grading goes on, shards, and a student's own checks being ignored.
+//! while grading goes on, shards, a student's own checks being ignored, and
+//! what every format records of the sandbox. (Long: one test per property
+//! of grading, each with the class it needs.)
 //!
 //! Submissions are made from the fixture course's own crates: a folder named
 //! for one exercise may hold another's crate (one that aborts, say), since
@@ -387,15 +389,7 @@ fn every_format_names_the_sandboxs_layers_and_the_seed() {
         .iter()
         .map(|l| l["name"].as_str().unwrap())
         .collect();
-    let all = [
-        "files",
-        "processes",
-        "signals",
-        "system calls",
-        "network",
-        "limits",
-        "user",
-    ];
+    let all = crate::support::LAYERS;
     assert_eq!(names, all);
     assert_eq!(json["seed"], 7);
     let report = junit_shape(&std::fs::read_to_string(&xml).unwrap());
@@ -465,4 +459,44 @@ fn grading_without_the_sandbox_is_recorded_in_the_results() {
     assert_eq!(results["sandbox"]["enabled"], false);
     assert_eq!(results["sandbox"]["layers"], serde_json::json!([]));
     assert_eq!(results["submissions"][0]["score"], 10.0);
+}
+
+#[test]
+fn keep_keeps_the_exact_sources_graded_with_the_hashes_the_results_record() {
+    let course = Course::fixture_with(&[901]);
+    let ada = course.submit("ada", &[("901-passes", "901-passes")]);
+    std::fs::write(ada.join("exercises/901-passes/build.rs"), "fn main() {}").unwrap();
+    let (file, kept) = (course.root.join("ada.json"), course.root.join("kept"));
+    let args = [
+        "grade",
+        "--submission",
+        arg(&ada),
+        "--out",
+        arg(&file),
+        "--keep",
+        arg(&kept),
+    ];
+    let out = course.judge(&args);
+    assert_eq!(out.code, 0, "{out:?}");
+    let results = read_json(&file);
+    let files = results["submissions"][0]["exercises"][0]["files"]
+        .as_array()
+        .unwrap();
+    let crate_dir = kept.join("ada/901-passes");
+    assert!(
+        !crate_dir.join("build.rs").exists(),
+        "only what was graded is kept"
+    );
+    let mut paths = Vec::new();
+    for graded in files {
+        let path = graded["path"].as_str().unwrap();
+        let bytes = std::fs::read(crate_dir.join(path)).unwrap();
+        let digest: String = <sha2::Sha256 as sha2::Digest>::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(graded["sha256"].as_str(), Some(digest.as_str()), "{path}");
+        paths.push(path);
+    }
+    assert_eq!(paths, ["Cargo.toml", "src/lib.rs"]);
 }

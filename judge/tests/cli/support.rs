@@ -11,6 +11,17 @@ use std::time::Duration;
 /// other tests' builds would fail meanwhile.
 static SANDBOX_USER: RwLock<()> = RwLock::new(());
 
+/// The sandbox's layers, in the order the judge lists them.
+pub(crate) const LAYERS: [&str; 7] = [
+    "files",
+    "processes",
+    "signals",
+    "system calls",
+    "network",
+    "limits",
+    "user",
+];
+
 /// A private copy of the fixture course (tests may edit it) and the judge binary.
 pub(crate) struct Course {
     pub(crate) root: PathBuf,
