@@ -66,32 +66,7 @@ impl Default for Sandbox {
     }
 }
 
-/// Why checks on a real GPU do not run in the sandbox yet: measured on the
-/// H200 (driver 580.159.04, 2026-12-01), `cuInit` fails inside it with
-/// `CUDA_ERROR_OPERATING_SYSTEM` even with every path readable and no
-/// memory limit, and succeeds without it.
-pub(crate) const NO_CUDA_INSIDE: &str = "the sandbox does not yet let the CUDA driver start (`cuInit` fails inside it with CUDA_ERROR_OPERATING_SYSTEM)";
-
-/// Whether `backend` runs the checks on a real GPU.
-pub(crate) fn on_cuda(backend: gpu::Backend) -> bool {
-    backend
-        .resolve()
-        .is_ok_and(|resolved| resolved.kind() == gpu::BackendKind::Cuda)
-}
-
 impl Sandbox {
-    /// The sandbox for checks a learner or an author runs on `backend`
-    /// (`judge run`, `watch`, `verify`): `config`, except on a real GPU,
-    /// where the checks run without it ([`NO_CUDA_INSIDE`]), saying so on
-    /// stderr.
-    pub(crate) fn for_checks(mut config: Config, backend: gpu::Backend) -> Self {
-        if config.enabled && on_cuda(backend) {
-            eprintln!("note: {NO_CUDA_INSIDE}, so the checks run on the GPU without it");
-            config.enabled = false;
-        }
-        Self::new(config)
-    }
-
     /// The sandbox `config` asks for, with the layers this machine allows
     /// (found by running the launcher once).
     pub(crate) fn new(config: Config) -> Self {

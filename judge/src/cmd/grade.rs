@@ -10,7 +10,7 @@ use crate::grading::output::Sink;
 use crate::grading::{self, GradeEvent, Plan, summary};
 use crate::judging::Options;
 use crate::prebuilt::Index;
-use crate::sandbox::{NO_CUDA_INSIDE, Sandbox, on_cuda};
+use crate::sandbox::Sandbox;
 use crate::submission;
 use anyhow::{Result, bail};
 use std::io::{IsTerminal, Write};
@@ -28,11 +28,6 @@ pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
         .map(Index::load)
         .transpose()?;
     let sandbox = Sandbox::new(args.options.sandbox.config());
-    if sandbox.config().enabled && on_cuda(args.options.backend.into()) {
-        bail!(
-            "{NO_CUDA_INSIDE}; grade on the GPU with `--no-sandbox` (the results record it), or on the virtual GPU with `--backend virtual`"
-        );
-    }
     if sandbox.config().enabled && !sandbox.layers().isolates_files() {
         bail!("{NO_ISOLATION}");
     }

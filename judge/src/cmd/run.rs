@@ -25,7 +25,7 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         // times every operation with events (see `Ctx::device`).
         artifacts: (args.timeline.is_some() || args.trace.is_some()).then(|| artifacts.clone()),
         seal_snapshots: false,
-        sandbox: Sandbox::for_checks(args.options.sandbox.config(), args.options.backend.into()),
+        sandbox: Sandbox::new(args.options.sandbox.config()),
         seed: None,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;

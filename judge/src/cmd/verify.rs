@@ -32,7 +32,7 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
         progress: false,
         artifacts: None,
         seal_snapshots: false,
-        sandbox: Sandbox::for_checks(args.options.sandbox.config(), args.options.backend.into()),
+        sandbox: Sandbox::new(args.options.sandbox.config()),
         seed: None,
     };
     let wanted = |e: &&Exercise| chosen.is_empty() || chosen.contains(&e.id);

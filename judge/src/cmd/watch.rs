@@ -230,7 +230,7 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
     let options = Options {
         backend: args.backend.into(),
         progress: std::io::stderr().is_terminal(),
-        sandbox: Sandbox::for_checks(SandboxConfig::default(), args.backend.into()),
+        sandbox: Sandbox::new(SandboxConfig::default()),
         ..Options::default()
     };
     let judged = course
