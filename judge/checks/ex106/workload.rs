@@ -45,7 +45,11 @@ pub(crate) struct Bench {
 impl Bench {
     /// Opens the judge's device and fills the batches.
     pub(crate) fn open(ctx: &Ctx) -> Result<Self, Failure> {
-        let device = ctx.device()?;
+        Self::open_on(ctx.device()?)
+    }
+
+    /// Fills the batches on `device`.
+    pub(crate) fn open_on(device: Device) -> Result<Self, Failure> {
         let (copy, compute) = (device.new_stream()?, device.new_stream()?);
         let mut batches = Vec::with_capacity(BATCHES);
         for b in 0..BATCHES {

@@ -98,6 +98,20 @@ impl Ctx {
         .map_err(|e| Failure::new("a device to open", e.to_string()))
     }
 
+    /// Opens a device on the judge's backend, quietly, whose trace has every
+    /// operation's GPU start and end (a real GPU times each with events): for
+    /// a check that reads how long each operation took on the GPU in the run
+    /// it grades.
+    pub fn timed_device(&self) -> Result<Device, Failure> {
+        Device::with_options(DeviceOptions {
+            backend: self.backend,
+            quiet: true,
+            gpu_timing: true,
+            ..DeviceOptions::default()
+        })
+        .map_err(|e| Failure::new("a device to open", e.to_string()))
+    }
+
     /// Writes `device`'s trace as `NAME.json` (Chrome trace) and `NAME.svg`
     /// (timeline) into the artifacts folder, if the judge asked for one. The
     /// judge does not show a named trace; the timeline it shows is the one

@@ -237,6 +237,7 @@ mod tests {
             artifacts: None,
             snapshots: None,
             seed: Some(42),
+            lockdown: None,
         };
         let line = serde_json::to_string(&setup).unwrap();
         assert!(line.contains(r#""seed":42"#), "{line}");

@@ -202,6 +202,7 @@ mod tests {
             artifacts: None,
             snapshots: None,
             seed: None,
+            lockdown: None,
         };
         assert_eq!(context(&setup).seed(), crate::COURSE_SEED);
         setup.seed = Some(0xdead);
