@@ -129,6 +129,9 @@ impl Sandbox {
     pub(crate) fn lockdown(&self, grant: &Grant) -> Option<judge_harness::Lockdown> {
         self.launcher.as_ref()?;
         let policy = grant.policy(self.config.limits, self.user());
+        if policy.omits("landlock") || policy.omits("harness") {
+            return None;
+        }
         let rules = fs_rules::lockdown(&policy);
         Some(rules.without_write(Path::new(allowances::PROC)))
     }

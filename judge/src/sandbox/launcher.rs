@@ -72,8 +72,13 @@ fn outer(mut launch: Launch) -> Result<u8> {
     let applied = &mut launch.applied;
     applied.root = nix::unistd::geteuid().is_root();
     applied.subreaper = nix::sys::prctl::set_child_subreaper(true).is_ok();
+    let wanted = namespaces::Entered {
+        pid: launch.policy.pid_namespace && !launch.policy.omits("pid"),
+        net: !launch.policy.omits("net"),
+        user: true,
+    };
     let entered = match launch.policy.namespaces {
-        true => namespaces::enter(applied.root),
+        true => namespaces::enter(applied.root, wanted),
         false => namespaces::Entered::default(),
     };
     (applied.pid_namespace, applied.net_namespace) = (entered.pid, entered.net);
@@ -106,22 +111,28 @@ fn init(launch: &Launch) -> Result<u8> {
 fn inner(mut launch: Launch) -> Result<u8> {
     let (policy, applied) = (&launch.policy, &mut launch.applied);
     let own_user = applied.root || applied.user_namespace;
-    applied.process_limit =
-        limits::apply(&policy.limits, own_user).context("cannot set the limits")?;
-    applied.limits = Some(policy.limits);
-    if let (true, Some(user)) = (applied.root, policy.user) {
+    if !policy.omits("limits") {
+        applied.process_limit =
+            limits::apply(&policy.limits, own_user).context("cannot set the limits")?;
+        applied.limits = Some(policy.limits);
+    }
+    if let (true, Some(user), false) = (applied.root, policy.user, policy.omits("user")) {
         let paths: Vec<_> = policy.read.iter().chain(&policy.write).cloned().collect();
         // Without the right to mount (a container's root), paths stay as
         // they are: the user then reads what the file modes let it.
-        let _ = mounts::reach(&paths, user);
+        if !policy.omits("mounts") {
+            let _ = mounts::reach(&paths, user);
+        }
         let kept = identity::become_user(user)
             .with_context(|| format!("cannot become the user {user}"))?;
         (applied.user, applied.reads_past_modes) = (Some(user), kept);
     }
-    let files = fs_rules::restrict(policy).context("cannot apply landlock")?;
-    applied.landlock = files.abi;
-    (applied.signal_scope, applied.tcp_refused) = (files.signal_scope, files.tcp_refused);
-    applied.seccomp = syscalls::restrict().is_ok();
+    if !policy.omits("landlock") {
+        let files = fs_rules::restrict(policy).context("cannot apply landlock")?;
+        applied.landlock = files.abi;
+        (applied.signal_scope, applied.tcp_refused) = (files.signal_scope, files.tcp_refused);
+    }
+    applied.seccomp = !policy.omits("seccomp") && syscalls::restrict().is_ok();
     if launch.probe {
         println!("{}", serde_json::to_string(&launch.applied)?);
         return Ok(0);

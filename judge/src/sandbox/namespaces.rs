@@ -23,14 +23,20 @@ pub(crate) struct Entered {
 }
 
 /// Moves this (single-threaded) process into new pid and network
-/// namespaces; as `root`, without a user namespace. Nothing entered is not an error.
-pub(crate) fn enter(root: bool) -> Entered {
-    let both = CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNET;
+/// namespaces (those of `wanted`); as `root`, without a user namespace.
+/// Nothing entered is not an error.
+pub(crate) fn enter(root: bool, wanted: Entered) -> Entered {
+    let mut both = CloneFlags::empty();
+    both.set(CloneFlags::CLONE_NEWPID, wanted.pid);
+    both.set(CloneFlags::CLONE_NEWNET, wanted.net);
+    if both.is_empty() {
+        return Entered::default();
+    }
     if root {
         let entered = unshare(both).is_ok();
         return Entered {
-            pid: entered,
-            net: entered,
+            pid: entered && wanted.pid,
+            net: entered && wanted.net,
             user: false,
         };
     }
@@ -44,8 +50,8 @@ pub(crate) fn enter(root: bool) -> Entered {
     let _ = map("/proc/self/uid_map", &format!("{uid} {uid} 1"));
     let _ = map("/proc/self/gid_map", &format!("{gid} {gid} 1"));
     Entered {
-        pid: true,
-        net: true,
+        pid: wanted.pid,
+        net: wanted.net,
         user: true,
     }
 }

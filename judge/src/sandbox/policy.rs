@@ -26,8 +26,47 @@ pub(crate) struct Policy {
     pub(crate) user: Option<User>,
     /// Whether to try new pid and network namespaces.
     pub(crate) namespaces: bool,
+    /// Whether the pid namespace is among them. Not for a run on a machine
+    /// with NVIDIA GPUs: the CUDA driver fails to start in a pid namespace
+    /// whose `/proc` is the machine's (`cuInit` returns
+    /// `CUDA_ERROR_OPERATING_SYSTEM`; found on the H200, driver 580,
+    /// 2026-12-01), so there the launcher, the subreaper of everything the
+    /// harness starts, kills what is left instead.
+    #[serde(default)]
+    pub(crate) pid_namespace: bool,
     /// Milliseconds after which the launcher kills everything it started.
     pub(crate) deadline_ms: Option<u64>,
+    /// Layers left out for a diagnosis (`pid`, `net`, `limits`, `user`,
+    /// `mounts`, `landlock`, `seccomp`, and `harness`: the harness's own
+    /// landlock layer), from the judge's
+    /// `JUDGE_SANDBOX_OMIT` (names separated by commas): for finding which
+    /// layer keeps a machine's driver from starting. What is left out is not
+    /// in force, and the layers report says so.
+    #[serde(default)]
+    pub(crate) omit: Vec<String>,
+}
+
+impl Policy {
+    /// Whether `layer` is left out (see [`Policy::omit`]).
+    pub(crate) fn omits(&self, layer: &str) -> bool {
+        self.omit.iter().any(|l| l == layer)
+    }
+}
+
+/// The layers `JUDGE_SANDBOX_OMIT` names.
+fn omitted_layers() -> Vec<String> {
+    layers_named(std::env::var("JUDGE_SANDBOX_OMIT").ok().as_deref())
+}
+
+/// The layers a `JUDGE_SANDBOX_OMIT` value names.
+fn layers_named(omit: Option<&str>) -> Vec<String> {
+    omit.map(|omit| {
+        omit.split(',')
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// What a sandboxed process is, which decides what it may use besides its grant.
@@ -68,7 +107,8 @@ impl Grant {
         let mut write = self.write.clone();
         write.push(self.home.clone());
         let devices = allowances::devices();
-        if self.kind == Kind::Run && allowances::has_nvidia(&devices) {
+        let cuda_run = is_cuda_run(self.kind, &devices);
+        if cuda_run {
             write.push(PathBuf::from(allowances::PROC));
         }
         Policy {
@@ -78,9 +118,17 @@ impl Grant {
             limits,
             user: user.filter(|_| self.as_user),
             namespaces: true,
+            pid_namespace: !cuda_run,
             deadline_ms: self.deadline.map(|d| d.as_millis() as u64),
+            omit: omitted_layers(),
         }
     }
+}
+
+/// Whether a sandboxed process of `kind` runs the CUDA driver: a run, on a
+/// machine whose device files `devices` include an NVIDIA GPU's.
+fn is_cuda_run(kind: Kind, devices: &[PathBuf]) -> bool {
+    kind == Kind::Run && allowances::has_nvidia(devices)
 }
 
 /// Variables a sandboxed process keeps: what cargo, the compiler, the `gpu`
@@ -161,6 +209,28 @@ fn kept(key: &OsStr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cuda_run_goes_without_the_pid_namespace_and_a_build_keeps_it() {
+        let nvidia = [
+            PathBuf::from("/dev/nvidiactl"),
+            PathBuf::from("/dev/nvidia0"),
+        ];
+        assert!(is_cuda_run(Kind::Run, &nvidia));
+        assert!(!is_cuda_run(Kind::Build, &nvidia));
+        assert!(!is_cuda_run(Kind::Run, &[PathBuf::from("/dev/null")]));
+    }
+
+    #[test]
+    fn the_omitted_layers_are_named_by_commas() {
+        assert_eq!(layers_named(Some("pid, seccomp,")), ["pid", "seccomp"]);
+        assert!(layers_named(None).is_empty());
+        let policy = Policy {
+            omit: layers_named(Some("landlock")),
+            ..Policy::default()
+        };
+        assert!(policy.omits("landlock") && !policy.omits("pid"));
+    }
 
     #[test]
     fn secrets_of_the_graders_environment_are_not_kept() {
