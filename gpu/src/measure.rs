@@ -50,7 +50,7 @@ pub fn measure(device: &Device) -> Result<Calibration> {
     let [launch, kernel_min] = launches(&b)?;
     let [begin, end, per_node, graph_launch, node] = graphs(&b)?;
     let [api_call, wake] = waits(&b)?;
-    let [copy_submit, pinned_h2d, pinned_d2h, d2d, hbm] = device_copies(&b)?;
+    let [copy_submit, pinned_h2d, pinned_d2h, d2d, hbm, sum] = device_copies(&b)?;
     let [pageable_h2d, pageable_d2h] = pageable_copies(&b)?;
     let (staging_bytes, staging_rate) = staging(&b)?;
     let (staging_slots, inline_bytes) = staging_slots(&b, staging_bytes)?;
@@ -69,6 +69,7 @@ pub fn measure(device: &Device) -> Result<Calibration> {
         end_capture_ns: ns(end),
         instantiate_node_ns: ns(per_node),
         hbm_bytes_per_ns: hbm,
+        sum_bytes_per_ns: sum,
         flops_per_ns: flops,
         copy_submit_ns: ns(copy_submit),
         pinned_h2d_bytes_per_ns: pinned_h2d,
@@ -256,14 +257,16 @@ fn waits(b: &Bench) -> Result<[f64; 2]> {
 }
 
 /// `copy_submit_ns` (a 4 KiB pinned copy), then by events: pinned copy
-/// bandwidths both ways, device-to-device copy bandwidth, and the bandwidth of
-/// a kernel (a `fill`: bytes written per ns).
-fn device_copies(b: &Bench) -> Result<[f64; 5]> {
+/// bandwidths both ways, device-to-device copy bandwidth, and the bandwidths
+/// of a kernel that writes (a `fill`: bytes written per ns) and of one that
+/// reads (a `sum`: bytes read per ns).
+fn device_copies(b: &Bench) -> Result<[f64; 6]> {
     let (src, dst) = (
         b.stream.alloc_zeros::<f32>(BIG / 4)?,
         b.stream.alloc_zeros::<f32>(BIG / 4)?,
     );
     let pinned = b.device.alloc_pinned::<f32>(BIG / 4)?;
+    let out = b.stream.alloc_zeros::<f32>(1)?;
     medians(REPS, || {
         let submit = b.idle_ns(|| b.stream.copy_from_pinned(&pinned, src.slice(0..1024)))?;
         let h2d = slope(BIG, |len| {
@@ -278,7 +281,10 @@ fn device_copies(b: &Bench) -> Result<[f64; 5]> {
         let hbm = slope(BIG, |len| {
             b.gpu_ns(|| b.stream.fill(dst.slice(0..len), 1.0))
         })?;
-        Ok([submit, h2d, d2h, d2d, hbm])
+        let sum = slope(BIG, |len| {
+            b.gpu_ns(|| b.stream.sum(src.slice(0..len), &out))
+        })?;
+        Ok([submit, h2d, d2h, d2d, hbm, sum])
     })
 }
 
