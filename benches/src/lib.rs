@@ -50,5 +50,5 @@ pub mod sync_loop;
 
 pub use date::today;
 pub use driver::GpuDriver;
-pub use header::{example_command, header, open_example};
+pub use header::{example_command, header, open_example, open_timed_example};
 pub use summary::{Summary, duration_text};

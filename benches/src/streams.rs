@@ -1,9 +1,14 @@
 //! The measurements of the chapter "Streams and events": order within a
 //! stream and none across, what each sync primitive costs the CPU, and
-//! copy/compute overlap with pinned memory and two buffers.
+//! copy/compute overlap with pinned memory and two buffers, with what each
+//! copy and each sum took on the GPU.
 
 use gpu::{Device, PinnedBuffer, Result, Stream};
 use std::time::Duration;
+
+mod gpu_times;
+
+pub use gpu_times::{GpuTimes, Longer};
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -112,6 +117,10 @@ pub struct Overlap {
     pub pageable_copy_cpu_ns: f64,
     /// The sums the compute stream found (each should be the chunk's length).
     pub sums: Vec<f32>,
+    /// What a copy and a sum of the two-stream pinned run took on the GPU,
+    /// from the trace; `None` when the trace has no GPU times (the CUDA
+    /// backend opened without `gpu_timing`).
+    pub gpu: Option<GpuTimes>,
 }
 
 /// Elements of a chunk: 16 MiB of `f32`.
@@ -290,10 +299,13 @@ fn serial(device: &Device, schedule: &Schedule) -> Result<Run> {
 }
 
 /// Runs the three schedules of `chunks` chunks, each timed from its first
-/// copy call to the sums on the host (setup excluded).
+/// copy call to the sums on the host (setup excluded), and reads the GPU
+/// times of the two-stream pinned run from the trace.
 pub fn overlap(device: &Device, chunks: usize) -> Result<Overlap> {
     let serial = one_stream(device, chunks)?;
+    let mark = device.trace_mark();
     let overlapped = two_streams(device, chunks, Source::Pinned)?;
+    let gpu = GpuTimes::of(device.trace().since(mark));
     let pageable = two_streams(device, chunks, Source::Pageable)?;
     Ok(Overlap {
         serial_ns: serial.loop_ns,
@@ -301,6 +313,7 @@ pub fn overlap(device: &Device, chunks: usize) -> Result<Overlap> {
         pageable_ns: pageable.loop_ns,
         pageable_copy_cpu_ns: pageable.copy_cpu_ns,
         sums: overlapped.sums,
+        gpu,
     })
 }
 
@@ -336,5 +349,15 @@ mod tests {
         assert_eq!(o.sums, vec![CHUNK as f32; 6]);
         assert!(o.overlapped_ns < 0.75 * o.serial_ns, "{o:?}");
         assert!(o.pageable_ns > o.serial_ns, "{o:?}");
+    }
+
+    #[test]
+    fn a_copy_and_a_sum_take_about_as_long_on_the_gpu() {
+        let gpu = overlap(&device(), 4).unwrap().gpu.expect("GPU times");
+        assert_eq!(gpu.longer(), Longer::Neither, "{gpu:?}");
+        let longer = |copy_ns, sum_ns| GpuTimes { copy_ns, sum_ns }.longer();
+        assert_eq!(longer(1.0, 1.09), Longer::Neither);
+        assert_eq!(longer(1.0, 1.2), Longer::Sums);
+        assert_eq!(longer(1.2, 1.0), Longer::Copies);
     }
 }

@@ -6,9 +6,12 @@
 //! ```
 //!
 //! Prints every figure next to its default (the H200 of `DESIGN.md` section 3)
-//! and their ratio. With `OUT.json`, saves the table there: the virtual GPU
-//! then uses it with `GPU_CALIBRATION=OUT.json`. On the virtual GPU every ratio
-//! should be close to 1: the model reproduces its own table.
+//! and their ratio, then the device-memory traffic behind the three rates of
+//! device memory: a device-to-device copy reads and writes each byte it
+//! copies, so its traffic is twice its rate. With `OUT.json`, saves the table
+//! there: the virtual GPU then uses it with `GPU_CALIBRATION=OUT.json`. On the
+//! virtual GPU every ratio should be close to 1: the model reproduces its own
+//! table.
 
 use gpu::{Backend, Calibration, Device};
 use serde_json::Value;
@@ -27,6 +30,7 @@ fn main() -> gpu::Result<()> {
         measured.source
     );
     print_table(&measured, &Calibration::default());
+    print_traffic(&measured);
     if let Some(path) = out {
         measured.save(&path)?;
         println!("\nsaved to {}", path.display());
@@ -55,6 +59,24 @@ fn print_table(measured: &Calibration, default: &Calibration) {
             figure(got),
             figure(want)
         );
+    }
+}
+
+/// The rates of device memory (bytes per ns are GB/s) and the traffic each
+/// makes: what to hold against the device's peak bandwidth.
+fn print_traffic(measured: &Calibration) {
+    println!("\ndevice memory, between L2 flushes      rate   traffic (GB/s)");
+    let rows = [
+        (
+            "copy device to device (copied)",
+            measured.d2d_bytes_per_ns,
+            2.0,
+        ),
+        ("fill (written)", measured.hbm_bytes_per_ns, 1.0),
+        ("sum (read)", measured.sum_bytes_per_ns, 1.0),
+    ];
+    for (what, rate, moves) in rows {
+        println!("  {what:<32} {rate:>8.0}  {:>8.0}", rate * moves);
     }
 }
 

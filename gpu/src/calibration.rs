@@ -32,8 +32,14 @@ pub struct Calibration {
     pub end_capture_ns: u64,
     /// CPU time to instantiate: per node.
     pub instantiate_node_ns: u64,
-    /// Device memory bandwidth seen by kernels.
+    /// Device memory bandwidth seen by kernels (measured with a `fill`:
+    /// bytes written per ns).
     pub hbm_bytes_per_ns: f64,
+    /// Bytes per ns that `sum` reads: a multi-block reduction, bound by
+    /// device memory bandwidth. A table saved before this field existed
+    /// loads with the default.
+    #[serde(default = "default_sum_bytes_per_ns")]
+    pub sum_bytes_per_ns: f64,
     /// Arithmetic rate of the decoder step (multiply-adds count as 2).
     pub flops_per_ns: f64,
     /// CPU time to submit an asynchronous copy.
@@ -46,7 +52,8 @@ pub struct Calibration {
     pub pageable_h2d_bytes_per_ns: f64,
     /// Device-to-host bandwidth into pageable memory.
     pub pageable_d2h_bytes_per_ns: f64,
-    /// Device-to-device copy bandwidth.
+    /// Device-to-device copy bandwidth: bytes copied per ns. Each byte is
+    /// read and written, so device memory moves twice as many.
     pub d2d_bytes_per_ns: f64,
     /// Size of the driver's staging buffer for pageable host-to-device copies:
     /// copies up to this size return once staged, larger ones wait for the stream.
@@ -81,7 +88,8 @@ impl Default for Calibration {
     /// An H200 (driver 580, CUDA 13.0): the figures of `DESIGN.md` section 3
     /// where it has them (launch, graph node, copies from pageable memory,
     /// staging, `cuMemAlloc`), the rest measured by [`crate::measure()`] on an H200 on
-    /// 2026-11-29 (`cargo run --release -p gpu --example calibrate`).
+    /// 2026-11-29 (`cargo run --release -p gpu --example calibrate`), except
+    /// `sum_bytes_per_ns`, assumed until it is measured (see its default).
     fn default() -> Self {
         Self {
             source: "NVIDIA H200, driver 580, CUDA 13.0: DESIGN.md section 3 and gpu::measure, 2026-11-29".into(),
@@ -94,6 +102,7 @@ impl Default for Calibration {
             end_capture_ns: 25_000,
             instantiate_node_ns: 3_000,
             hbm_bytes_per_ns: 1_700.0,
+            sum_bytes_per_ns: default_sum_bytes_per_ns(),
             flops_per_ns: 50.0,
             copy_submit_ns: 6_000,
             pinned_h2d_bytes_per_ns: 55.0,
@@ -115,6 +124,15 @@ impl Default for Calibration {
             create_ns: 4_000,
         }
     }
+}
+
+/// The default of [`Calibration::sum_bytes_per_ns`], not yet measured on the
+/// H200: an assumption. `sum` is a multi-block reduction (1024 blocks of 256
+/// threads for 4 Mi elements, 8 loads in flight per thread), which should
+/// stream its input at about three quarters of the H200's 4.8 TB/s HBM3e
+/// peak, as bandwidth-bound reads do. `calibrate` measures it.
+fn default_sum_bytes_per_ns() -> f64 {
+    3_600.0
 }
 
 impl Calibration {

@@ -15,8 +15,9 @@
 //! - `launch`: kernel arguments and geometry per [`Kernel`] variant;
 //! - `copy`: copies and memsets;
 //! - `pinned`: page-locked host memory behind raw pointers;
+//! - `scratch`: the device memory of `sum_f32`, one slot per stream;
 //! - `timing`: event pairs around operations, placed on the CPU clock;
-//! - `handles`: id lookups and the timing wrapper.
+//! - `handles`: id lookups, the timing wrapper and the drop.
 //!
 //! Ids: streams are numbered from 1 in creation order; events, pinned
 //! allocations and graphs from 0. Zero-byte copies and memsets, and launches
@@ -38,6 +39,7 @@ mod copy;
 mod handles;
 mod launch;
 mod pinned;
+mod scratch;
 mod setup;
 #[cfg(test)]
 mod tests;
@@ -55,6 +57,7 @@ use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUresult, CUstreamCapt
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaGraph, CudaStream, DriverError};
 use handles::next_id;
 use pinned::Pinned;
+use scratch::Scratch;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -96,6 +99,10 @@ pub(crate) struct CudaExec {
     kernels: HashMap<&'static str, CudaFunction>,
     /// Non-blocking streams; `StreamId(n)` is `streams[n - 1]`.
     streams: Vec<Arc<CudaStream>>,
+    /// The `sum_f32` scratch slot of each stream, indexed like `streams`.
+    sum_slots: Vec<u64>,
+    /// Where those slots live.
+    scratch: Scratch,
     /// Streams capturing a graph right now.
     capturing: Vec<StreamId>,
     /// Events with timing enabled, by `EventId`; `None` once destroyed.
@@ -122,6 +129,8 @@ pub(crate) fn open(gpu_timing: bool) -> Result<CudaExec> {
     let info = setup::device_info(&ctx)?;
     let ptx = setup::kernel_ptx(setup::arch(info.compute_capability))?;
     let kernels = setup::load_kernels(&ctx, ptx)?;
+    ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+    let scratch = Scratch::new()?;
     let clock = Instant::now();
     let timing = match gpu_timing {
         true => Some(Timing::new(&ctx, clock)?),
@@ -132,6 +141,8 @@ pub(crate) fn open(gpu_timing: bool) -> Result<CudaExec> {
         info,
         kernels,
         streams: Vec::new(),
+        sum_slots: Vec::new(),
+        scratch,
         capturing: Vec::new(),
         events: Vec::new(),
         pinned: Vec::new(),
@@ -159,7 +170,10 @@ impl Exec for CudaExec {
 
     fn create_stream(&mut self) -> Result<StreamId> {
         let stream = self.ctx.new_stream().map_err(drv("cuStreamCreate"))?;
+        self.bind()?;
+        let slot = self.scratch.slot_for(self.streams.len(), &stream)?;
         self.streams.push(stream);
+        self.sum_slots.push(slot);
         Ok(StreamId(next_id(self.streams.len())))
     }
 
@@ -225,7 +239,7 @@ impl Exec for CudaExec {
     }
 
     fn launch(&mut self, stream: StreamId, kernel: &Kernel) -> Result<Span> {
-        let Some(plan) = launch::plan(kernel)? else {
+        let Some(plan) = launch::plan(kernel, self.sum_slot(stream))? else {
             return Ok(Span::None);
         };
         let started = self.timer_start(stream)?;
@@ -377,23 +391,5 @@ impl Exec for CudaExec {
     fn resolve(&mut self, token: u64) -> Option<GpuSpan> {
         let capturing = !self.capturing.is_empty();
         self.timing.as_mut()?.resolve(token, capturing)
-    }
-}
-
-impl Drop for CudaExec {
-    /// Ends any capture still open, waits for this device's streams, then
-    /// frees the pinned memory still allocated, which a queued copy might
-    /// otherwise still use. Device memory is the front end's to free.
-    fn drop(&mut self) {
-        for stream in std::mem::take(&mut self.capturing) {
-            self.abort_capture(stream);
-        }
-        let _ = self.ctx.bind_to_thread();
-        for stream in &self.streams {
-            let _ = stream.synchronize();
-        }
-        for pinned in self.pinned.drain(..).flatten() {
-            let _ = pinned.free();
-        }
     }
 }

@@ -42,7 +42,7 @@ pub(crate) const CUDA_KERNELS: &[&str] = &[
 /// |---|---|---|
 /// | `Spin` | `spin(ns)` | 1 × 1 |
 /// | `Fill` | `fill_{f32,i32,u32}(T* dst, T value, n)` | ceil(n/256) × 256 |
-/// | `Sum` | `sum_f32(const float* src, n, float* out, pad_ns)` | 1 × 256 |
+/// | `Sum` | `sum_f32(const float* src, n, float* out, pad_ns, chunk, scratch)` | [`SumGrid::of`]`(n).blocks` × 256 |
 /// | `ArgmaxRows` | `argmax_rows_f32(const float* src, rows, cols, int* out)` | ceil(rows/256) × 256 |
 /// | `FlagEq` | `flag_eq_i32(const int* src, int value, int* flags, n)` | ceil(n/256) × 256 |
 /// | `CountEq` | `count_eq_i32(const int* src, int value, int* out, n)` | ceil(n/256) × 256 |
@@ -54,9 +54,10 @@ pub(crate) enum Kernel {
     Spin { ns: u64 },
     /// `dst[i] = value` for every element.
     Fill { dst: RawView, value: Scalar },
-    /// Waits `pad_ns`, then `out[0] = sum(src)`: 256 threads, thread `t` adds
-    /// `src[t], src[t + 256], …` in order, then a tree over the 256 partial
-    /// sums (stride 128, 64, …, 1: `p[t] += p[t + stride]`).
+    /// Waits `pad_ns`, then `out[0] = sum(src)` in the fixed order of
+    /// [`SumGrid`]: block `b` reduces chunk `b` of the source to a partial
+    /// sum, and the last block to finish reduces the partial sums the same
+    /// way, in block order.
     Sum {
         src: RawView,
         out: RawView,
@@ -105,6 +106,52 @@ pub(crate) enum Kernel {
         vocab: usize,
         pad_ns: u64,
     },
+}
+
+/// Threads per block of `sum_f32` (and of every kernel but `spin`): the
+/// width of its reductions.
+pub(crate) const BLOCK: usize = 256;
+
+/// The geometry of `sum_f32`, which fixes its order of additions: the CUDA
+/// launch and the CPU twin both follow it.
+///
+/// The source is cut into `blocks` contiguous chunks of `chunk` elements
+/// (the last one shorter, or empty when the source is). Block `b` reduces
+/// chunk `b` with [`BLOCK`] lanes: lane `t` adds `chunk[t]`,
+/// `chunk[t + 256]`, … in order to a float that starts at `0.0`, then a tree
+/// over the lanes (stride 128, 64, …, 1: `p[t] += p[t + stride]`) leaves the
+/// partial sum in lane 0. The partial sums, in block order, are then reduced
+/// exactly like a chunk: that is `out[0]`.
+///
+/// A chunk is a whole number of tiles of [`SumGrid::TILE`] elements (16 per
+/// thread), and there are at most [`SumGrid::MAX_BLOCKS`] blocks: up to
+/// 4 Mi elements each block takes one tile, beyond that each takes more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SumGrid {
+    /// Blocks in the grid, from 1 to [`SumGrid::MAX_BLOCKS`].
+    pub(crate) blocks: usize,
+    /// Elements per block, a multiple of [`SumGrid::TILE`].
+    pub(crate) chunk: usize,
+}
+
+impl SumGrid {
+    /// Elements of one tile: 16 per thread of a block.
+    pub(crate) const TILE: usize = 16 * BLOCK;
+    /// The most blocks: as many partial sums as the scratch of a stream
+    /// holds, and about as many blocks of 256 threads as an H200's 132 SMs
+    /// run at once.
+    pub(crate) const MAX_BLOCKS: usize = 1024;
+
+    /// The geometry for `n` elements (`n == 0` gives one block and an empty
+    /// chunk: the sum of nothing is `+0.0`).
+    pub(crate) fn of(n: usize) -> Self {
+        let tiles = n.div_ceil(Self::TILE).max(1);
+        let tiles_per_block = tiles.div_ceil(Self::MAX_BLOCKS);
+        Self {
+            blocks: tiles.div_ceil(tiles_per_block),
+            chunk: tiles_per_block * Self::TILE,
+        }
+    }
 }
 
 /// One memory range a launch reads or writes.

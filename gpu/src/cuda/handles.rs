@@ -1,5 +1,5 @@
-//! Looking up the backend's handles by id, and wrapping operations in
-//! timing events.
+//! Looking up the backend's handles by id, wrapping operations in timing
+//! events, and releasing what the backend still holds when it drops.
 //!
 //! Ids come from this backend and the front end passes back only ids it got,
 //! so an unknown id is a bug in the crate: the lookups panic with a message
@@ -9,7 +9,7 @@ use super::pinned::Pinned;
 use super::timing::Started;
 use super::{CudaExec, Graph, drv};
 use crate::error::Result;
-use crate::exec::{EventId, GraphId, HostId, Span};
+use crate::exec::{EventId, Exec, GraphId, HostId, Span};
 use crate::trace::StreamId;
 use cudarc::driver::{CudaEvent, CudaFunction, CudaStream};
 use std::sync::Arc;
@@ -40,6 +40,14 @@ impl CudaExec {
     /// The stream of `id`.
     pub(super) fn stream(&self, id: StreamId) -> &Arc<CudaStream> {
         stream_of(&self.streams, id)
+    }
+
+    /// The `sum_f32` scratch slot of stream `id`.
+    pub(super) fn sum_slot(&self, id: StreamId) -> u64 {
+        (id.0 as usize)
+            .checked_sub(1)
+            .and_then(|i| self.sum_slots.get(i).copied())
+            .unwrap_or_else(|| panic!("stream {id} was not created by this CUDA device"))
     }
 
     /// The event of `id`.
@@ -105,5 +113,25 @@ impl CudaExec {
         }
         let s = stream_of(&self.streams, stream);
         timing.finish(started, s).map(Span::Pending)
+    }
+}
+
+impl Drop for CudaExec {
+    /// Ends any capture still open, waits for this device's streams, then
+    /// frees the pinned memory still allocated, which a queued copy might
+    /// otherwise still use, and the scratch of `sum_f32`. Other device
+    /// memory is the front end's to free.
+    fn drop(&mut self) {
+        for stream in std::mem::take(&mut self.capturing) {
+            self.abort_capture(stream);
+        }
+        let _ = self.ctx.bind_to_thread();
+        for stream in &self.streams {
+            let _ = stream.synchronize();
+        }
+        for pinned in self.pinned.drain(..).flatten() {
+            let _ = pinned.free();
+        }
+        self.scratch.free();
     }
 }

@@ -9,11 +9,11 @@
 use super::drv;
 use crate::elem::Scalar;
 use crate::error::{GpuError, Result};
-use crate::kernels::Kernel;
+use crate::kernels::{Kernel, SumGrid};
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 
 /// Threads per block of every kernel except `spin`.
-pub(super) const BLOCK: u32 = 256;
+pub(super) const BLOCK: u32 = crate::kernels::BLOCK as u32;
 
 /// The largest grid x-dimension CUDA accepts.
 const MAX_GRID_X: u64 = (1 << 31) - 1;
@@ -45,10 +45,11 @@ pub(super) struct Plan {
     pub(super) block: u32,
 }
 
-/// The launch for `kernel`, or `None` when its grid would be empty (no
-/// elements, no rows, an empty batch): CUDA rejects a grid of zero blocks,
-/// and there is nothing to do.
-pub(super) fn plan(kernel: &Kernel) -> Result<Option<Plan>> {
+/// The launch for `kernel` on a stream whose `sum_f32` scratch slot is at
+/// `sum_slot`, or `None` when its grid would be empty (no elements, no rows,
+/// an empty batch): CUDA rejects a grid of zero blocks, and there is nothing
+/// to do.
+pub(super) fn plan(kernel: &Kernel, sum_slot: u64) -> Result<Option<Plan>> {
     use Arg::U64;
     let name = kernel.name();
     let (args, grid, block) = match *kernel {
@@ -59,13 +60,16 @@ pub(super) fn plan(kernel: &Kernel) -> Result<Option<Plan>> {
             (args, blocks(name, n)?, BLOCK)
         }
         Kernel::Sum { src, out, pad_ns } => {
+            let grid = SumGrid::of(src.len);
             let args = vec![
                 U64(src.addr),
                 U64(src.len as u64),
                 U64(out.addr),
                 U64(pad_ns),
+                U64(grid.chunk as u64),
+                U64(sum_slot),
             ];
-            (args, 1, BLOCK)
+            (args, grid_x(name, grid.blocks as u64)?, BLOCK)
         }
         Kernel::ArgmaxRows {
             src,

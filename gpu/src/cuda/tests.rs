@@ -27,6 +27,9 @@ fn gpu_lock() -> MutexGuard<'static, ()> {
     GPU.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The `sum_f32` scratch slot the plans are made for.
+const SLOT: u64 = 0x9000;
+
 /// A view of `len` elements of `elem` at `addr`.
 fn view(addr: u64, len: usize, elem: ElemKind) -> RawView {
     RawView { addr, len, elem }
@@ -107,7 +110,7 @@ fn plans_follow_the_cuda_signatures() {
     };
 
     assert_eq!(
-        plan(&Kernel::Spin { ns: 7 }).unwrap(),
+        plan(&Kernel::Spin { ns: 7 }, SLOT).unwrap(),
         one("spin", vec![U64(7)])
     );
     let fill = Kernel::Fill {
@@ -115,7 +118,7 @@ fn plans_follow_the_cuda_signatures() {
         value: Scalar::F32(1.5),
     };
     assert_eq!(
-        plan(&fill).unwrap(),
+        plan(&fill, SLOT).unwrap(),
         with("fill_f32", vec![U64(0x100), F32(1.5), U64(257)], 2)
     );
     let fill = Kernel::Fill {
@@ -123,7 +126,7 @@ fn plans_follow_the_cuda_signatures() {
         value: Scalar::I32(-3),
     };
     assert_eq!(
-        plan(&fill).unwrap(),
+        plan(&fill, SLOT).unwrap(),
         with("fill_i32", vec![U64(0x100), I32(-3), U64(256)], 1)
     );
     let fill = Kernel::Fill {
@@ -131,7 +134,7 @@ fn plans_follow_the_cuda_signatures() {
         value: Scalar::U32(9),
     };
     assert_eq!(
-        plan(&fill).unwrap(),
+        plan(&fill, SLOT).unwrap(),
         with("fill_u32", vec![U64(0x100), U32(9), U64(1)], 1)
     );
 
@@ -140,8 +143,8 @@ fn plans_follow_the_cuda_signatures() {
         out: f(0x20, 1),
         pad_ns: 3,
     };
-    let args = vec![U64(0x10), U64(5000), U64(0x20), U64(3)];
-    assert_eq!(plan(&sum).unwrap(), with("sum_f32", args, 1));
+    let args = [0x10, 5000, 0x20, 3, 4096, SLOT].map(U64).to_vec();
+    assert_eq!(plan(&sum, SLOT).unwrap(), with("sum_f32", args, 2));
 
     let argmax = Kernel::ArgmaxRows {
         src: f(0x10, 600),
@@ -150,7 +153,10 @@ fn plans_follow_the_cuda_signatures() {
         out: i(0x20, 300),
     };
     let args = vec![U64(0x10), U64(300), U64(2), U64(0x20)];
-    assert_eq!(plan(&argmax).unwrap(), with("argmax_rows_f32", args, 2));
+    assert_eq!(
+        plan(&argmax, SLOT).unwrap(),
+        with("argmax_rows_f32", args, 2)
+    );
 
     let flag = Kernel::FlagEq {
         src: i(0x10, 513),
@@ -158,7 +164,7 @@ fn plans_follow_the_cuda_signatures() {
         flags: i(0x20, 513),
     };
     let args = vec![U64(0x10), I32(4), U64(0x20), U64(513)];
-    assert_eq!(plan(&flag).unwrap(), with("flag_eq_i32", args, 3));
+    assert_eq!(plan(&flag, SLOT).unwrap(), with("flag_eq_i32", args, 3));
 
     let count = Kernel::CountEq {
         src: i(0x10, 257),
@@ -166,7 +172,7 @@ fn plans_follow_the_cuda_signatures() {
         out: i(0x20, 1),
     };
     let args = vec![U64(0x10), I32(-2), U64(0x20), U64(257)];
-    assert_eq!(plan(&count).unwrap(), with("count_eq_i32", args, 2));
+    assert_eq!(plan(&count, SLOT).unwrap(), with("count_eq_i32", args, 2));
 
     let affine = Kernel::Affine {
         x: f(0x10, 10),
@@ -175,11 +181,11 @@ fn plans_follow_the_cuda_signatures() {
         y: f(0x20, 10),
     };
     let args = vec![U64(0x10), F32(2.0), F32(-1.0), U64(0x20), U64(10)];
-    assert_eq!(plan(&affine).unwrap(), with("affine_f32", args, 1));
+    assert_eq!(plan(&affine, SLOT).unwrap(), with("affine_f32", args, 1));
 
     let decode = decode_step(3);
     let args = [0x10, 0x20, 0x30, 0x40, 3, 8, 16, 5].map(U64).to_vec();
-    assert_eq!(plan(&decode).unwrap(), with("decode_step", args, 3));
+    assert_eq!(plan(&decode, SLOT).unwrap(), with("decode_step", args, 3));
 }
 
 /// A decoder step over `batch` rows (hidden 8, vocab 16, pad 5 ns).
@@ -229,15 +235,26 @@ fn empty_grids_are_not_launched() {
         decode_step(0),
     ];
     for kernel in &empty {
-        assert_eq!(plan(kernel).unwrap(), None, "{kernel:?}");
+        assert_eq!(plan(kernel, SLOT).unwrap(), None, "{kernel:?}");
     }
-    // `sum` always runs one block: the sum of nothing is 0.
-    let sum = Kernel::Sum {
-        src: f(0),
+    // `sum` always runs at least one block: the sum of nothing is 0.
+    let sum = |len| Kernel::Sum {
+        src: f(len),
         out: f(1),
         pad_ns: 0,
     };
-    assert_eq!(plan(&sum).unwrap().map(|p| p.grid), Some(1));
+    let geometry = |len| {
+        let launch = plan(&sum(len), SLOT).unwrap().expect("a launch");
+        (launch.grid, launch.args[4])
+    };
+    // One tile of 4096 elements per block up to 1024 blocks, then longer
+    // chunks (whole tiles) in at most 1024 blocks.
+    assert_eq!(geometry(0), (1, Arg::U64(4096)));
+    assert_eq!(geometry(4096), (1, Arg::U64(4096)));
+    assert_eq!(geometry(4097), (2, Arg::U64(4096)));
+    assert_eq!(geometry(4 << 20), (1024, Arg::U64(4096)));
+    assert_eq!(geometry((4 << 20) + 1), (513, Arg::U64(8192)));
+    assert_eq!(geometry(100_000_000), (1018, Arg::U64(4096 * 24)));
 }
 
 #[test]

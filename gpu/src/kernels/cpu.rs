@@ -5,8 +5,9 @@
 //! twin computes bit for bit what the CUDA kernel computes, so a program
 //! gives the same numbers on either backend:
 //!
-//! - floats are added in the order the CUDA code adds them (`sum_f32`'s 256
-//!   lanes and tree, `decode_step`'s `k` order), never in a "nicer" order;
+//! - floats are added in the order the CUDA code adds them (`sum_f32`'s
+//!   chunks, lanes and trees, `decode_step`'s `k` order), never in a
+//!   "nicer" order;
 //! - `a * b + c` rounds twice, as the CUDA code does with `--fmad=false`
 //!   (Rust never fuses a multiply and an add on its own);
 //! - argmax ties and NaNs go where the CUDA comparisons send them.
@@ -14,7 +15,7 @@
 //! Time is not the twins' business: `spin` and `pad_ns` are the virtual GPU's
 //! clock to model, so here they do nothing.
 
-use super::Kernel;
+use super::{BLOCK, Kernel, SumGrid};
 use crate::elem::{RawView, Scalar};
 use bytemuck::Pod;
 
@@ -31,10 +32,6 @@ pub(crate) trait KernelMemory {
         f(&self.read(addr, bytes));
     }
 }
-
-/// Threads per block in `sum_f32` and `decode_step`: the width of their
-/// reductions.
-const BLOCK: usize = 256;
 
 /// Runs `kernel` on `mem`, computing bit for bit what the CUDA code computes.
 pub(crate) fn run(kernel: &Kernel, mem: &mut dyn KernelMemory) {
@@ -91,19 +88,43 @@ fn fill(mem: &mut dyn KernelMemory, dst: RawView, value: Scalar) {
     write(mem, dst.addr, &vec![value.bits(); dst.len]);
 }
 
-/// `sum_f32`: 256 lanes, lane `t` adding `src[t], src[t + 256], …` in order
-/// from `0.0`, then a tree over the lanes (stride 128, 64, …, 1).
+/// `sum_f32`, in the order of [`SumGrid`]: each chunk of the source reduced
+/// by [`block_sum`] to a partial sum, then the partial sums, in block order,
+/// reduced the same way.
 fn sum(mem: &mut dyn KernelMemory, src: RawView, out: RawView) {
-    let mut lanes = [0.0f32; BLOCK];
-    // Element `i` goes to lane `i % BLOCK`, in order: one block of the
-    // source at a time, lane by lane.
+    let grid = SumGrid::of(src.len);
+    let mut partials = Vec::with_capacity(grid.blocks);
     mem.with_bytes(src.addr, src.len * size_of::<f32>(), &mut |bytes| {
-        for block in bytes.chunks(BLOCK * size_of::<f32>()) {
-            for (lane, x) in lanes.iter_mut().zip(block.chunks_exact(size_of::<f32>())) {
-                *lane += f32::from_ne_bytes(x.try_into().expect("four bytes"));
+        // In place when the bytes are aligned for `f32` (the virtual GPU's
+        // always are), else through a copy.
+        let copied: Vec<f32>;
+        let values = match bytemuck::try_cast_slice::<u8, f32>(bytes) {
+            Ok(values) => values,
+            Err(_) => {
+                copied = bytemuck::pod_collect_to_vec(bytes);
+                &copied
             }
-        }
+        };
+        partials.extend(values.chunks(grid.chunk).map(block_sum));
     });
+    // An empty source has no chunk, but the grid still has its one block,
+    // whose partial sum is 0.0.
+    partials.resize(grid.blocks, 0.0);
+    write(mem, out.addr, &[block_sum(&partials)]);
+}
+
+/// What one block of `sum_f32` makes of `chunk`: [`BLOCK`] lanes, lane `t`
+/// adding elements `t, t + 256, …` in order from `0.0`, then a tree over the
+/// lanes (stride 128, 64, …, 1).
+fn block_sum(chunk: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; BLOCK];
+    // Element `i` goes to lane `i % BLOCK`, in order: one row of 256
+    // elements at a time, lane by lane.
+    for row in chunk.chunks(BLOCK) {
+        for (lane, &x) in lanes.iter_mut().zip(row) {
+            *lane += x;
+        }
+    }
     let mut stride = BLOCK / 2;
     while stride > 0 {
         for t in 0..stride {
@@ -111,7 +132,7 @@ fn sum(mem: &mut dyn KernelMemory, src: RawView, out: RawView) {
         }
         stride /= 2;
     }
-    write(mem, out.addr, &lanes[..1]);
+    lanes[0]
 }
 
 /// `argmax_rows_f32`: `out[r]` is the argmax of row `r` (see [`argmax_row`]).

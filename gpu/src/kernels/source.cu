@@ -22,6 +22,9 @@
 // Threads per block of every kernel but `spin`.
 #define BLOCK 256
 
+// The most blocks of `sum_f32` (`SumGrid::MAX_BLOCKS` in kernels.rs).
+#define SUM_MAX_BLOCKS 1024
+
 // Nanoseconds from the GPU's global timer.
 __device__ __forceinline__ unsigned long long global_ns()
 {
@@ -38,6 +41,13 @@ __device__ void spin_for(unsigned long long ns)
     }
     unsigned long long t0 = global_ns();
     while (global_ns() - t0 < ns) {
+    }
+}
+
+// Busy-waits until the global timer reads `deadline` or later.
+__device__ void spin_until(unsigned long long deadline)
+{
+    while (global_ns() < deadline) {
     }
 }
 
@@ -81,37 +91,120 @@ extern "C" __global__ void fill_u32(unsigned* dst, unsigned value, unsigned long
     }
 }
 
-// sum_f32(src, n, out, pad_ns): 1 x 256.
-//
-// Every thread waits `pad_ns`, then the block synchronises. Thread t adds
-// src[t], src[t + 256], ... in that order into a float that starts at 0.0f.
-// The 256 partial sums then go through a tree: for stride = 128, 64, ..., 1,
-// p[t] = p[t] + p[t + stride] for t < stride, with a barrier between levels.
-// Thread 0 writes out[0] = p[0]. n == 0 gives +0.0f.
-extern "C" __global__ void sum_f32(
-    const float* src, unsigned long long n, float* out, unsigned long long pad_ns)
+// The scratch memory of `sum_f32`: one per stream, allocated and zeroed by
+// the CUDA backend (cuda/scratch.rs, whose `SCRATCH_BYTES` is its size), and
+// left zeroed by every launch that uses it. Launches on one stream run one
+// after the other, so a launch has its stream's scratch to itself.
+struct SumScratch {
+    // Global timer when the first block of the launch started its wait; 0
+    // between launches.
+    unsigned long long t0;
+    // Blocks that have written their partial sum; 0 between launches.
+    unsigned int done;
+    unsigned int unused;
+    // The partial sum of each block.
+    float partials[SUM_MAX_BLOCKS];
+};
+
+// The tree over the 256 lane sums in `p`, stride 128, 64, ..., 1:
+// p[t] = p[t] + p[t + stride] for t < stride, with a barrier between levels
+// (and one before the first). Leaves the block's sum in p[0]; every thread
+// of the block must call it.
+__device__ void lane_tree(float* p)
 {
-    __shared__ float p[BLOCK];
     unsigned int t = threadIdx.x;
-
-    spin_for(pad_ns);
     __syncthreads();
-
-    float acc = 0.0f;
-    for (unsigned long long i = t; i < n; i += BLOCK) {
-        acc = __fadd_rn(acc, src[i]);
-    }
-    p[t] = acc;
-    __syncthreads();
-
     for (unsigned int stride = BLOCK / 2; stride > 0; stride >>= 1) {
         if (t < stride) {
             p[t] = __fadd_rn(p[t], p[t + stride]);
         }
         __syncthreads();
     }
+}
+
+// sum_f32(src, n, out, pad_ns, chunk, scratch): blocks x 256, where `blocks`
+// and `chunk` are those of `SumGrid::of(n)` (kernels.rs), the geometry that
+// fixes the order of the additions.
+//
+// With pad_ns > 0, each block first waits until pad_ns after the first
+// block of the launch began (its start time, in scratch->t0), then the block
+// synchronises: every read of `src` comes after the wait, however many
+// blocks run at once. Block b reduces src[b * chunk, min(n, (b + 1) * chunk)):
+// thread t adds the chunk's elements t, t + 256, ... in that order into a
+// float that starts at 0.0f, and `lane_tree` adds up the 256 lanes. Thread 0
+// stores the partial sum in scratch->partials[b] and counts the block done;
+// the block that counts last reduces partials[0 .. blocks) in exactly the
+// same way (lane t adds partials[t], partials[t + 256], ...; then the tree),
+// writes out[0], and zeroes the counter and t0 for the stream's next launch.
+// n == 0 gives +0.0f.
+extern "C" __global__ void sum_f32(
+    const float* src,
+    unsigned long long n,
+    float* out,
+    unsigned long long pad_ns,
+    unsigned long long chunk,
+    SumScratch* scratch)
+{
+    __shared__ float p[BLOCK];
+    __shared__ bool last;
+    unsigned int t = threadIdx.x;
+    unsigned int b = blockIdx.x;
+
+    if (pad_ns > 0 && t == 0) {
+        unsigned long long now = global_ns();
+        unsigned long long first = atomicCAS(&scratch->t0, 0ULL, now);
+        spin_until((first == 0 ? now : first) + pad_ns);
+    }
+    __syncthreads();
+
+    unsigned long long begin = (unsigned long long)b * chunk;
+    unsigned long long len = begin < n ? min(chunk, n - begin) : 0;
+    const float* x = src + begin;
+    float acc = 0.0f;
+    unsigned long long i = t;
+    // Eight loads in flight, then their eight additions in order: the same
+    // sums as one element at a time, without waiting on memory for each.
+    for (; i + 7 * BLOCK < len; i += 8 * BLOCK) {
+        float v[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            v[k] = x[i + k * BLOCK];
+        }
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            acc = __fadd_rn(acc, v[k]);
+        }
+    }
+    for (; i < len; i += BLOCK) {
+        acc = __fadd_rn(acc, x[i]);
+    }
+    p[t] = acc;
+    lane_tree(p);
+
+    if (t == 0) {
+        scratch->partials[b] = p[0];
+        // The partial sum is visible to every block before the count is.
+        __threadfence();
+        last = atomicAdd(&scratch->done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) {
+        return;
+    }
+
+    // Every other block's partial sum is visible once its count is: read
+    // them from L2 (`__ldcg`), past this SM's L1.
+    __threadfence();
+    acc = 0.0f;
+    for (unsigned int j = t; j < gridDim.x; j += BLOCK) {
+        acc = __fadd_rn(acc, __ldcg(&scratch->partials[j]));
+    }
+    p[t] = acc;
+    lane_tree(p);
     if (t == 0) {
         out[0] = p[0];
+        scratch->done = 0;
+        scratch->t0 = 0;
     }
 }
 

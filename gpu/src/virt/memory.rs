@@ -107,6 +107,26 @@ impl Memory {
         buf[offset..offset + bytes].copy_from_slice(data);
     }
 
+    /// Copies `bytes` device bytes from `src` to `dst` (which may overlap),
+    /// without an intermediate buffer.
+    pub(super) fn device_to_device(&mut self, src: u64, dst: u64, bytes: usize) {
+        if bytes == 0 {
+            return;
+        }
+        let (src_base, from) = self.locate(src, bytes);
+        let (dst_base, to) = self.locate(dst, bytes);
+        if src_base == dst_base {
+            let block = self.device.get_mut(&src_base).expect("located");
+            block.copy_within(from..from + bytes, to);
+            return;
+        }
+        // Two allocations: take the source out while the other is borrowed.
+        let source = self.device.remove(&src_base).expect("located");
+        let block = self.device.get_mut(&dst_base).expect("located");
+        block[to..to + bytes].copy_from_slice(&source[from..from + bytes]);
+        self.device.insert(src_base, source);
+    }
+
     /// Writes device bytes.
     pub(super) fn write_device(&mut self, addr: u64, data: &[u8]) {
         self.device_slice_mut(addr, data.len())

@@ -142,6 +142,40 @@ fn cuda_kernels_match_their_cpu_twins_bit_for_bit() {
     }
 }
 
+/// The bits of `sum` (and of `sum_after`, whose blocks first wait) over
+/// `values` on `device`.
+fn sum_bits(device: &Device, values: &[f32]) -> [u32; 2] {
+    let s = device.new_stream().unwrap();
+    let x = s.alloc_zeros::<f32>(values.len()).unwrap();
+    s.copy_from_host(values, &x).unwrap();
+    let out = s.alloc_zeros::<f32>(2).unwrap();
+    s.sum(&x, out.slice(0..1)).unwrap();
+    s.sum_after(Duration::from_micros(50), &x, out.slice(1..2))
+        .unwrap();
+    let out = s.to_vec(&out).unwrap();
+    [out[0].to_bits(), out[1].to_bits()]
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
+fn cuda_sum_matches_its_cpu_twin_on_awkward_lengths() {
+    let _one_at_a_time = crate::support::gpu_lock();
+    let (cuda, virt) = (open(Backend::Cuda), open(Backend::Virtual));
+    // Empty, one element, one block not a multiple of 256, a block and a
+    // bit, 1024 full blocks (4 Mi), one element more (513 blocks of two
+    // tiles), and chunks of 20 tiles with a short last one.
+    let lengths = [0, 1, 300, 4097, 4 << 20, (4 << 20) + 1, 80_000_001];
+    let mut rng = fastrand::Rng::with_seed(11);
+    for n in lengths {
+        let values: Vec<f32> = (0..n)
+            .map(|_| (rng.f32() - 0.5) * 2f32.powi(rng.i32(-20..20)))
+            .collect();
+        let (on_gpu, twin) = (sum_bits(&cuda, &values), sum_bits(&virt, &values));
+        assert_eq!(on_gpu, twin, "{n} elements: CUDA against the CPU twin");
+        assert_eq!(on_gpu[0], on_gpu[1], "{n} elements: sum against sum_after");
+    }
+}
+
 #[test]
 fn argument_lengths_are_checked() {
     let device = open(Backend::Virtual);

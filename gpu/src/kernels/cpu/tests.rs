@@ -158,6 +158,82 @@ fn sum_of_nothing_or_negative_zeros_is_positive_zero() {
     assert_eq!(sum_of(&[1.5, -4.0, 0.25]), -2.25);
 }
 
+#[test]
+fn sum_adds_each_chunk_in_its_own_block() {
+    // 1e8 at the start of the first chunk of 4096 elements, 4.0 twice in
+    // lane 0 of the second. One block would add 1e8 + 4 + 4 in lane 0 and
+    // lose both fours (each a tie to even at a spacing of 8); the second
+    // block's partial sum is 8, which the pass over the partial sums keeps.
+    let mut values = vec![0.0f32; 8192];
+    values[0] = 1e8;
+    values[4096] = 4.0;
+    values[4096 + 256] = 4.0;
+    assert_eq!(sum_of(&values), 100_000_008.0);
+}
+
+/// `sum_f32`'s order written out from its documentation, index by index:
+/// chunks of 4096 elements (whole multiples of 4096 once there would be more
+/// than 1024 blocks), 256 lanes and a tree per chunk, then the same over the
+/// partial sums.
+fn sum_as_documented(values: &[f32]) -> f32 {
+    fn block(xs: &[f32]) -> f32 {
+        let mut lanes = [0.0f32; 256];
+        for (t, lane) in lanes.iter_mut().enumerate() {
+            for i in (t..xs.len()).step_by(256) {
+                *lane += xs[i];
+            }
+        }
+        for stride in [128, 64, 32, 16, 8, 4, 2, 1] {
+            for t in 0..stride {
+                lanes[t] += lanes[t + stride];
+            }
+        }
+        lanes[0]
+    }
+    let n = values.len();
+    let tiles = n.div_ceil(4096).max(1);
+    let chunk = tiles.div_ceil(1024) * 4096;
+    let blocks = n.div_ceil(chunk).max(1);
+    let partials: Vec<f32> = (0..blocks)
+        .map(|b| block(&values[(b * chunk).min(n)..((b + 1) * chunk).min(n)]))
+        .collect();
+    block(&partials)
+}
+
+/// `n` floats of both signs over 40 binades, so that every change in the
+/// order of the additions shows in the bits of the sum.
+fn awkward_floats(n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    (0..n)
+        .map(|_| (rng.f32() - 0.5) * 2f32.powi(rng.i32(-20..20)))
+        .collect()
+}
+
+#[test]
+fn the_twin_of_sum_follows_the_documented_order_bit_for_bit() {
+    let lengths = [
+        0,
+        1,
+        255,
+        257,
+        4095,
+        4097,
+        4 << 20,
+        (4 << 20) + 1,
+        5_000_003,
+    ];
+    for (seed, n) in lengths.into_iter().enumerate() {
+        let values = awkward_floats(n, seed as u64);
+        let (twin, documented) = (sum_of(&values), sum_as_documented(&values));
+        assert_eq!(twin.to_bits(), documented.to_bits(), "{n} elements");
+    }
+    // The inputs do tell orders apart: from left to right, 4 Mi of them
+    // add up to other bits.
+    let values = awkward_floats(4 << 20, 6);
+    let left_to_right = values.iter().fold(0.0f32, |acc, &x| acc + x);
+    assert_ne!(left_to_right.to_bits(), sum_of(&values).to_bits());
+}
+
 /// Runs `argmax_rows_f32` on `rows × cols` values and returns `out`.
 fn argmax_of(values: &[f32], rows: usize, cols: usize) -> Vec<i32> {
     let mut mem = Mem::default();
