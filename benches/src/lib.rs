@@ -30,6 +30,9 @@
 //!   virtual GPU's traces.
 //! * [`hidden_syncs`]: every implicit sync point of the hidden-syncs
 //!   chapter and its fix, behind a gate.
+//! * [`launch_overhead`]: one launch of an empty kernel through cudarc's
+//!   result layer, cudarc's `launch_builder` and the `gpu` crate with its
+//!   checks on and off, pair by pair: what the crate's bookkeeping costs.
 //! * [`sync_loop`]: a small serving loop with a sync every step or one per
 //!   window, and its step time against the decoder alone.
 //! * [`header`]: the provenance lines (command, device, date) that every
@@ -43,6 +46,7 @@ pub mod figures;
 pub mod graphs;
 mod header;
 pub mod hidden_syncs;
+pub mod launch_overhead;
 pub mod sampling;
 pub mod streams;
 mod summary;

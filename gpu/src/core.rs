@@ -49,6 +49,16 @@ enum Mode {
     Forced,
 }
 
+/// Which of the front end's records a device keeps (see
+/// [`crate::DeviceOptions::trace`] and [`crate::DeviceOptions::race_check`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checks {
+    /// Append a trace entry for every call.
+    pub(crate) trace: bool,
+    /// Feed every call's race effects to the race checker.
+    pub(crate) races: bool,
+}
+
 /// The front end's state for one device.
 pub(crate) struct Core {
     pub(crate) exec: Box<dyn Exec>,
@@ -60,6 +70,7 @@ pub(crate) struct Core {
     race: RaceChecker,
     capture: Option<Capture>,
     entries: Entries,
+    checks: Checks,
 }
 
 impl Core {
@@ -67,6 +78,7 @@ impl Core {
         exec: Box<dyn Exec>,
         calibration: Calibration,
         sync_debug: SyncDebug,
+        checks: Checks,
     ) -> Self {
         Self {
             info: exec.info(),
@@ -78,6 +90,7 @@ impl Core {
             streams: Vec::new(),
             allocations: Allocations::default(),
             entries: Entries::default(),
+            checks,
         }
     }
 
@@ -179,7 +192,9 @@ impl Core {
         let (value, span) = work(self.exec.as_mut(), ended)?;
         let end = self.exec.now_ns();
         let (effects, stream, site) = (std::mem::take(&mut op.race), op.stream, op.site);
-        self.push(op, start, end, span);
+        if self.checks.trace {
+            self.push(op, start, end, span);
+        }
         if holds(&value) {
             self.apply_race(effects, stream, site);
         }
@@ -248,6 +263,9 @@ impl Core {
         for effect in effects {
             match effect {
                 Race::Access(node) => self.stream_access(on(), &node, site),
+                // Off, the checker learns nothing; a capture still keeps
+                // what its nodes touch (above), for each replay's views.
+                _ if !self.checks.races => {}
                 Race::Replay(nodes) => {
                     for node in nodes.iter() {
                         self.stream_access(on(), node, site);
@@ -269,6 +287,7 @@ impl Core {
     fn stream_access(&mut self, stream: StreamId, node: &NodeAccess, site: CallSite) {
         match &mut self.capture {
             Some(c) if c.stream == stream => c.nodes.push(node.clone()),
+            _ if !self.checks.races => {}
             _ => self
                 .race
                 .on_stream_op(stream, &node.ranges, &node.what, site),

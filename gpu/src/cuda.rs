@@ -16,7 +16,9 @@
 //! - `copy`: copies and memsets;
 //! - `pinned`: page-locked host memory behind raw pointers;
 //! - `timing`: event pairs around operations, placed on the CPU clock;
-//! - `handles`: id lookups and the timing wrapper.
+//! - `handles`: id lookups and the timing wrapper;
+//! - `raw`: the `spin` kernel launched through cudarc alone, the yardstick
+//!   of [`crate::measure_launches`].
 //!
 //! Ids: streams are numbered from 1 in creation order; events, pinned
 //! allocations and graphs from 0. Zero-byte copies and memsets, and launches
@@ -38,11 +40,13 @@ mod copy;
 mod handles;
 mod launch;
 mod pinned;
+mod raw;
 mod setup;
 #[cfg(test)]
 mod tests;
 mod timing;
 
+pub(crate) use raw::RawLaunches;
 pub(crate) use setup::probe;
 pub use setup::{CudaLibraries, CudaLibrary, cuda_libraries};
 

@@ -129,6 +129,8 @@ pub use error::{GpuError, Result};
 pub use event::Event;
 pub use graph::Graph;
 pub use measure::measure;
+#[cfg(not(target_arch = "wasm32"))]
+pub use measure::{LaunchBench, LaunchCosts, LaunchWay, Spread, measure_launches};
 pub use memory::{DeviceBuffer, PinnedBuffer, Segment};
 pub use race::{AccessRecord, Actor, RaceKind, RaceReport};
 pub use stream::Stream;

@@ -17,7 +17,12 @@ use crate::{Calibration, Decoder, DecoderConfig, Device, Event, Graph, Result, S
 use staging::{staging, staging_slots};
 use std::time::Duration;
 
+#[cfg(not(target_arch = "wasm32"))]
+mod launches;
 mod staging;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use launches::{LaunchBench, LaunchCosts, LaunchWay, Spread, measure_launches};
 
 /// Timed runs of each figure, after one warm-up run; the figure is their median.
 const REPS: usize = 7;
