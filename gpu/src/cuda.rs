@@ -59,7 +59,6 @@ use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUresult, CUstreamCapt
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaGraph, CudaStream, DriverError};
 use handles::next_id;
 use pinned::Pinned;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use timing::{Timing, ns_since};
@@ -96,8 +95,8 @@ pub(crate) struct CudaExec {
     ctx: Arc<CudaContext>,
     /// What the device is.
     info: DeviceInfo,
-    /// Every kernel of the library, by name.
-    kernels: HashMap<&'static str, CudaFunction>,
+    /// Every kernel of the library, in the order of `CUDA_KERNELS` ([`Kernel::index`]).
+    kernels: Vec<CudaFunction>,
     /// Non-blocking streams; `StreamId(n)` is `streams[n - 1]`.
     streams: Vec<Arc<CudaStream>>,
     /// Streams capturing a graph right now.
@@ -233,7 +232,8 @@ impl Exec for CudaExec {
             return Ok(Span::None);
         };
         let started = self.timer_start(stream)?;
-        let submitted = launch::launch(self.stream(stream), self.kernel(plan.name), &plan);
+        let (cu_stream, function) = (self.stream(stream).cu_stream(), self.kernel(&plan));
+        let submitted = launch::launch(&self.ctx, cu_stream, function, &plan);
         self.timer_finish(started, stream, submitted)
     }
 

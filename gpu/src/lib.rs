@@ -111,6 +111,7 @@ mod event;
 mod exec;
 mod graph;
 mod kernels;
+mod label;
 mod measure;
 mod memory;
 mod race;
