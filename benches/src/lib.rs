@@ -46,6 +46,9 @@ pub mod figures;
 pub mod graphs;
 mod header;
 pub mod hidden_syncs;
+// Not for the browser (the widgets build this crate for wasm32): it reads
+// the real clock, which `gpu::measure_launches` does not do there.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod launch_overhead;
 pub mod sampling;
 pub mod streams;

@@ -10,7 +10,8 @@
 //! # Layering
 //!
 //! ```text
-//!   measure                        times the cost table through the safe API only
+//!   measure                        times the cost table through the safe API; its
+//!        │                         launch yardstick calls cudarc (cuda's `raw`)
 //!        │
 //!   Device, Stream, Event, DeviceBuffer, PinnedBuffer, Segment, Graph, Decoder   safe API
 //!        │  every call: its argument checks, then an Op: what it is, its stream,

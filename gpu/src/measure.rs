@@ -12,6 +12,10 @@
 //!
 //! On the virtual GPU the result reproduces the table the device was opened
 //! with (the test below checks it): that tests the model and the method at once.
+//!
+//! [`measure_launches`] (in `launches`) is the one measurement that looks
+//! past the API: it sets the crate's launch beside cudarc's own, to say how
+//! much of `launch_ns` is the crate's bookkeeping.
 
 use crate::{Calibration, Decoder, DecoderConfig, Device, Event, Graph, Result, Stream};
 use staging::{staging, staging_slots};
