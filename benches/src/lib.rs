@@ -30,6 +30,9 @@
 //!   virtual GPU's traces.
 //! * [`hidden_syncs`]: every implicit sync point of the hidden-syncs
 //!   chapter and its fix, behind a gate.
+//! * [`launch_overhead`]: one launch of an empty kernel through cudarc's
+//!   result layer, cudarc's `launch_builder` and the `gpu` crate with its
+//!   checks on and off, pair by pair: what the crate's bookkeeping costs.
 //! * [`sync_loop`]: a small serving loop with a sync every step or one per
 //!   window, and its step time against the decoder alone.
 //! * [`header`]: the provenance lines (command, device, date) that every
@@ -43,6 +46,10 @@ pub mod figures;
 pub mod graphs;
 mod header;
 pub mod hidden_syncs;
+// Not for the browser (the widgets build this crate for wasm32): it reads
+// the real clock, which `gpu::measure_launches` does not do there.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod launch_overhead;
 pub mod sampling;
 pub mod streams;
 mod summary;

@@ -49,6 +49,16 @@ enum Mode {
     Forced,
 }
 
+/// Which of the front end's records a device keeps (see
+/// [`crate::DeviceOptions::trace`] and [`crate::DeviceOptions::race_check`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checks {
+    /// Append a trace entry for every call.
+    pub(crate) trace: bool,
+    /// Feed every call's race effects to the race checker.
+    pub(crate) races: bool,
+}
+
 /// The front end's state for one device.
 pub(crate) struct Core {
     pub(crate) exec: Box<dyn Exec>,
@@ -60,6 +70,7 @@ pub(crate) struct Core {
     race: RaceChecker,
     capture: Option<Capture>,
     entries: Entries,
+    checks: Checks,
 }
 
 impl Core {
@@ -67,6 +78,7 @@ impl Core {
         exec: Box<dyn Exec>,
         calibration: Calibration,
         sync_debug: SyncDebug,
+        checks: Checks,
     ) -> Self {
         Self {
             info: exec.info(),
@@ -78,20 +90,23 @@ impl Core {
             streams: Vec::new(),
             allocations: Allocations::default(),
             entries: Entries::default(),
+            checks,
         }
     }
 
     /// The choke point: admits `op`, runs `work` on the backend, traces the
     /// call and applies its race effects.
+    #[inline]
     pub(crate) fn run<R>(
         &mut self,
         op: Op,
         work: impl FnOnce(&mut dyn Exec) -> Result<(R, Span)>,
     ) -> Result<R> {
-        self.execute(op, Mode::Refusable, |exec, _| work(exec), |_| true)
+        self.execute(&op, Mode::Refusable, |exec, _| work(exec), |_| true)
     }
 
     /// Like [`Core::run`] for calls with no GPU span.
+    #[inline]
     pub(crate) fn call<R>(
         &mut self,
         op: Op,
@@ -109,7 +124,7 @@ impl Core {
         work: impl FnOnce(&mut dyn Exec) -> Result<R>,
     ) -> Result<R> {
         let work = |exec: &mut dyn Exec, _| Ok((work(exec)?, Span::None));
-        self.execute(op, Mode::Forced, work, |_| true)
+        self.execute(&op, Mode::Forced, work, |_| true)
     }
 
     /// Like [`Core::call`] for a query: its race effects (the CPU knows the
@@ -120,7 +135,7 @@ impl Core {
         work: impl FnOnce(&mut dyn Exec) -> Result<bool>,
     ) -> Result<bool> {
         let work = |exec: &mut dyn Exec, _| Ok((work(exec)?, Span::None));
-        self.execute(op, Mode::Refusable, work, |done| *done)
+        self.execute(&op, Mode::Refusable, work, |done| *done)
     }
 
     /// Begins capturing `op`'s stream once the backend has.
@@ -141,7 +156,7 @@ impl Core {
                 Span::None,
             ))
         };
-        self.execute(op, Mode::Refusable, work, |_| true)
+        self.execute(&op, Mode::Refusable, work, |_| true)
     }
 
     /// The stream capturing now, if one is.
@@ -167,21 +182,28 @@ impl Core {
     /// What every call goes through: admission, the work (given the capture
     /// the call ends, if it ends one), the trace entry, and the race effects,
     /// which apply when the call succeeds and `holds` says so.
+    ///
+    /// It takes the call by reference: an `Op` is a few hundred bytes (its
+    /// race effects are inline), and the callers above, inlined, keep it
+    /// where it was built.
     fn execute<R>(
         &mut self,
-        mut op: Op,
+        op: &Op,
         mode: Mode,
         work: impl FnOnce(&mut dyn Exec, Option<Capture>) -> Result<(R, Span)>,
         holds: impl FnOnce(&R) -> bool,
     ) -> Result<R> {
-        let ended = self.admit(&op, mode)?;
-        let start = self.exec.now_ns();
+        let ended = self.admit(op, mode)?;
+        // The CPU clock is read for the trace alone (twice a call).
+        let trace = self.checks.trace;
+        let start = if trace { self.exec.now_ns() } else { 0 };
         let (value, span) = work(self.exec.as_mut(), ended)?;
-        let end = self.exec.now_ns();
-        let (effects, stream, site) = (std::mem::take(&mut op.race), op.stream, op.site);
-        self.push(op, start, end, span);
+        if trace {
+            let end = self.exec.now_ns();
+            self.push(op, start, end, span);
+        }
         if holds(&value) {
-            self.apply_race(effects, stream, site);
+            self.apply_race(op);
         }
         Ok(value)
     }
@@ -205,7 +227,7 @@ impl Core {
             .race
             .iter()
             .flat_map(Race::gpu_accesses)
-            .flat_map(|node| &node.ranges);
+            .flat_map(|node| node.ranges.iter());
         for r in ranges.filter(|r| r.addr < HOST_BASE && r.bytes > 0) {
             self.allocations
                 .check(op.static_name(), r.addr, r.bytes, op.site)?;
@@ -243,40 +265,56 @@ impl Core {
     }
 
     /// Tells the race checker what a call did: the one place that updates it.
-    fn apply_race(&mut self, effects: Vec<Race>, stream: Option<StreamId>, site: CallSite) {
+    fn apply_race(&mut self, op: &Op) {
+        let (stream, site) = (op.stream, op.site);
         let on = || stream.expect("a call with an effect on its stream names the stream");
-        for effect in effects {
+        for effect in op.race.iter() {
             match effect {
-                Race::Access(node) => self.stream_access(on(), &node, site),
+                Race::Access(node) => self.stream_access(on(), node, site),
+                // Off, the checker learns nothing; a capture still keeps
+                // what its nodes touch (above), for each replay's views.
+                _ if !self.checks.races => {}
                 Race::Replay(nodes) => {
                     for node in nodes.iter() {
                         self.stream_access(on(), node, site);
                     }
                 }
-                Race::Cpu(node) => self.race.on_cpu_access(&node.ranges, &node.what, site),
+                Race::Cpu(node) => {
+                    self.race
+                        .on_cpu_access(&node.ranges, node.what.clone(), site);
+                }
                 Race::StreamDone => self.race.on_stream_done(on()),
-                Race::EventDone(event) => self.race.on_event_done(event),
+                Race::EventDone(event) => self.race.on_event_done(*event),
                 Race::DeviceDone => self.race.on_device_done(),
-                Race::Record(event) => self.race.on_record(event, on()),
-                Race::Wait(event) => self.race.on_wait(on(), event),
-                Race::Free { addr, bytes } => self.race.on_free(stream, addr, bytes, site),
+                Race::Record(event) => self.race.on_record(*event, on()),
+                Race::Wait(event) => self.race.on_wait(on(), *event),
+                Race::Free { addr, bytes } => self.race.on_free(stream, *addr, *bytes, site),
             }
         }
     }
 
     /// GPU work on `stream`: checked by the race checker, or, on the
     /// capturing stream, kept as a node of the graph for its replays.
+    ///
+    /// Work that touches no memory (`spin`) tells the checker nothing. It
+    /// would only join the CPU's clock into the stream's and tick the
+    /// stream's own entry: every later reader of the stream's clock (its
+    /// next access, an event recorded on it, a wait, a free) joins the CPU's
+    /// clock first, which has only grown since, and a tick that no recorded
+    /// access carries orders nothing, so no report changes. It still counts
+    /// as a node of a graph being captured.
     fn stream_access(&mut self, stream: StreamId, node: &NodeAccess, site: CallSite) {
         match &mut self.capture {
             Some(c) if c.stream == stream => c.nodes.push(node.clone()),
+            _ if !self.checks.races || !node.ranges.any_bytes() => {}
             _ => self
                 .race
-                .on_stream_op(stream, &node.ranges, &node.what, site),
+                .on_stream_op(stream, &node.ranges, node.what.clone(), site),
         }
     }
 
-    fn push(&mut self, op: Op, start: u64, end: u64, span: Span) {
-        let captured = self.on_capturing_stream(&op) && op.capture_rule().records();
+    fn push(&mut self, op: &Op, start: u64, end: u64, span: Span) {
+        let captured = self.on_capturing_stream(op) && op.capture_rule().records();
         self.entries.push(op, start, end, span, captured);
     }
 

@@ -17,7 +17,9 @@
 //! - `pinned`: page-locked host memory behind raw pointers;
 //! - `scratch`: the device memory of `sum_f32`, one slot per stream;
 //! - `timing`: event pairs around operations, placed on the CPU clock;
-//! - `handles`: id lookups, the timing wrapper and the drop.
+//! - `handles`: id lookups, the timing wrapper and the drop;
+//! - `raw`: the `spin` kernel launched through cudarc alone, the yardstick
+//!   of [`crate::measure_launches`].
 //!
 //! Ids: streams are numbered from 1 in creation order; events, pinned
 //! allocations and graphs from 0. Zero-byte copies and memsets, and launches
@@ -39,12 +41,14 @@ mod copy;
 mod handles;
 mod launch;
 mod pinned;
+mod raw;
 mod scratch;
 mod setup;
 #[cfg(test)]
 mod tests;
 mod timing;
 
+pub(crate) use raw::RawLaunches;
 pub(crate) use setup::probe;
 pub use setup::{CudaLibraries, CudaLibrary, cuda_libraries};
 
@@ -58,7 +62,6 @@ use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaGraph, CudaStream
 use handles::next_id;
 use pinned::Pinned;
 use scratch::Scratch;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use timing::{Timing, ns_since};
@@ -95,8 +98,8 @@ pub(crate) struct CudaExec {
     ctx: Arc<CudaContext>,
     /// What the device is.
     info: DeviceInfo,
-    /// Every kernel of the library, by name.
-    kernels: HashMap<&'static str, CudaFunction>,
+    /// Every kernel of the library, in the order of `CUDA_KERNELS` ([`Kernel::index`]).
+    kernels: Vec<CudaFunction>,
     /// Non-blocking streams; `StreamId(n)` is `streams[n - 1]`.
     streams: Vec<Arc<CudaStream>>,
     /// The `sum_f32` scratch slot of each stream, indexed like `streams`.
@@ -243,7 +246,8 @@ impl Exec for CudaExec {
             return Ok(Span::None);
         };
         let started = self.timer_start(stream)?;
-        let submitted = launch::launch(self.stream(stream), self.kernel(plan.name), &plan);
+        let (cu_stream, function) = (self.stream(stream).cu_stream(), self.kernel(&plan));
+        let submitted = launch::launch(&self.ctx, cu_stream, function, &plan);
         self.timer_finish(started, stream, submitted)
     }
 

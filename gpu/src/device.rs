@@ -1,7 +1,7 @@
 //! Opening a device, and the calls that belong to the whole device.
 
 use crate::calibration::Calibration;
-use crate::core::{AllocKind, Core, Op, Race, SyncDebug};
+use crate::core::{AllocKind, Checks, Core, Op, Race, SyncDebug};
 use crate::elem::{Elem, View};
 use crate::error::{GpuError, Result};
 use crate::memory::{PinnedBuffer, Segment};
@@ -26,7 +26,7 @@ use backend::resolve;
 type Resolved = ResolvedBackend;
 
 /// How to open a device.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct DeviceOptions {
     /// Which backend.
     pub backend: Backend,
@@ -39,6 +39,32 @@ pub struct DeviceOptions {
     pub calibration: Option<Calibration>,
     /// Do not print which backend `Auto` chose.
     pub quiet: bool,
+    /// Keep a trace entry for every call ([`Device::trace`]); on by default.
+    /// Off, the trace stays empty, and so does every trace drawn from it
+    /// (GPU timing is then off too, as nothing would show its spans). The
+    /// capture rules, the views' checks and sync debug mode do not depend on it.
+    pub trace: bool,
+    /// Run the race checker ([`Device::races`]); on by default. Off, no
+    /// race is ever reported; a graph still remembers what its nodes touch,
+    /// so that each replay's views are checked against the live allocations.
+    pub race_check: bool,
+}
+
+impl Default for DeviceOptions {
+    /// `Auto`, sync debug mode off, no GPU timing, the calibration from
+    /// `GPU_CALIBRATION` or the defaults, the backend announced, tracing and
+    /// race checking on.
+    fn default() -> Self {
+        Self {
+            backend: Backend::default(),
+            sync_debug: SyncDebug::default(),
+            gpu_timing: false,
+            calibration: None,
+            quiet: false,
+            trace: true,
+            race_check: true,
+        }
+    }
 }
 
 /// A GPU: real or virtual. Cheap to clone (all clones are the same device).
@@ -67,7 +93,9 @@ impl Device {
             None => Calibration::from_env()?,
         };
         let exec: Box<dyn crate::exec::Exec> = match options.backend.resolve()? {
-            ResolvedBackend::Cuda => Box::new(crate::cuda::open(options.gpu_timing)?),
+            ResolvedBackend::Cuda => {
+                Box::new(crate::cuda::open(options.gpu_timing && options.trace)?)
+            }
             ResolvedBackend::Virtual => Box::new(VirtualGpu::new(calibration.clone())),
             ResolvedBackend::VirtualBecause(reason) => {
                 if !options.quiet && !ANNOUNCED.swap(true, Ordering::Relaxed) {
@@ -76,7 +104,11 @@ impl Device {
                 Box::new(VirtualGpu::new(calibration.clone()))
             }
         };
-        let core = Core::new(exec, calibration, options.sync_debug);
+        let checks = Checks {
+            trace: options.trace,
+            races: options.race_check,
+        };
+        let core = Core::new(exec, calibration, options.sync_debug, checks);
         if options.backend == Backend::Auto
             && core.info.backend == BackendKind::Cuda
             && !options.quiet

@@ -8,6 +8,8 @@
 use crate::core::{NodeAccess, Op, Race};
 use crate::error::Result;
 use crate::exec::GraphId;
+use crate::label::Label;
+use crate::race::Ranges;
 use crate::stream::Stream;
 use crate::trace::{CallSite, OpKind};
 use std::collections::HashMap;
@@ -38,8 +40,8 @@ fn merge(accesses: Vec<NodeAccess>) -> Vec<NodeAccess> {
             }
             let g = *group.get_or_insert_with(|| {
                 groups.push(NodeAccess {
-                    ranges: Vec::new(),
-                    what: format!("graph node {node}: {}", access.what),
+                    ranges: Ranges::default(),
+                    what: format!("graph node {node}: {}", access.what).into(),
                 });
                 groups.len() - 1
             });
@@ -57,6 +59,8 @@ pub struct Graph {
     nodes: usize,
     /// What replays read and write, merged (see [`merge`]).
     accesses: Rc<[NodeAccess]>,
+    /// The name of each launch in the trace, "graph (64 nodes)", made once.
+    name: Label,
 }
 
 impl std::fmt::Debug for Graph {
@@ -90,6 +94,7 @@ impl Graph {
             id,
             nodes,
             accesses: merge(accesses).into(),
+            name: format!("graph ({nodes} nodes)").into(),
         }
     }
 
@@ -114,13 +119,9 @@ impl Graph {
     pub fn launch(&self) -> Result<()> {
         let site = CallSite::caller();
         let (id, stream) = (self.id, self.stream.id());
-        let op = Op::new(
-            OpKind::GraphLaunch,
-            format!("graph ({} nodes)", self.nodes),
-            site,
-        )
-        .on(stream)
-        .race(Race::Replay(Rc::clone(&self.accesses)));
+        let op = Op::new(OpKind::GraphLaunch, self.name.clone(), site)
+            .on(stream)
+            .race(Race::Replay(Rc::clone(&self.accesses)));
         self.stream
             .device()
             .core()
@@ -132,7 +133,7 @@ impl Graph {
 mod tests {
     use super::*;
 
-    fn node(what: &str, ranges: &[(u64, u64, bool)]) -> NodeAccess {
+    fn node(what: &'static str, ranges: &[(u64, u64, bool)]) -> NodeAccess {
         NodeAccess {
             what: what.into(),
             ranges: ranges
@@ -158,8 +159,9 @@ mod tests {
             .flat_map(|g| g.ranges.iter().map(|r| (r.addr, r.write)))
             .collect();
         assert_eq!(ranges, [(x, false), (a, true), (b, true), (y, true)]);
-        assert_eq!(merged[0].what, "graph node 0: affine_f32");
-        assert_eq!(merged.last().unwrap().what, "graph node 63: affine_f32");
+        assert_eq!(merged[0].what.to_string(), "graph node 0: affine_f32");
+        let last = &merged.last().unwrap().what;
+        assert_eq!(last.to_string(), "graph node 63: affine_f32");
     }
 
     #[test]

@@ -18,9 +18,9 @@ use crate::elem::{ElemKind, RawView, Scalar};
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 pub(crate) const CUDA_SOURCE: &str = include_str!("kernels/source.cu");
 
-/// Names of every `extern "C"` kernel in [`CUDA_SOURCE`].
-#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
-pub(crate) const CUDA_KERNELS: &[&str] = &[
+/// Names of every `extern "C"` kernel of the CUDA source, also their names
+/// in traces: [`Kernel::index`] is a position in this list.
+pub(crate) const CUDA_KERNELS: [&str; 10] = [
     "spin",
     "fill_f32",
     "fill_i32",
@@ -164,34 +164,41 @@ pub(crate) struct Access {
 impl Kernel {
     /// The CUDA kernel's name, also the name in traces.
     pub(crate) fn name(&self) -> &'static str {
+        CUDA_KERNELS[self.index()]
+    }
+
+    /// The CUDA kernel's position in [`CUDA_KERNELS`] (the CUDA backend
+    /// keeps the loaded kernels in that order).
+    pub(crate) fn index(&self) -> usize {
         match self {
-            Self::Spin { .. } => "spin",
+            Self::Spin { .. } => 0,
             Self::Fill { dst, .. } => match dst.elem {
-                ElemKind::F32 => "fill_f32",
-                ElemKind::I32 => "fill_i32",
-                ElemKind::U32 => "fill_u32",
+                ElemKind::F32 => 1,
+                ElemKind::I32 => 2,
+                ElemKind::U32 => 3,
             },
-            Self::Sum { .. } => "sum_f32",
-            Self::ArgmaxRows { .. } => "argmax_rows_f32",
-            Self::FlagEq { .. } => "flag_eq_i32",
-            Self::CountEq { .. } => "count_eq_i32",
-            Self::Affine { .. } => "affine_f32",
-            Self::DecodeStep { .. } => "decode_step",
+            Self::Sum { .. } => 4,
+            Self::ArgmaxRows { .. } => 5,
+            Self::FlagEq { .. } => 6,
+            Self::CountEq { .. } => 7,
+            Self::Affine { .. } => 8,
+            Self::DecodeStep { .. } => 9,
         }
     }
 
-    /// What the launch reads and writes, reads first.
-    pub(crate) fn accesses(&self) -> Vec<Access> {
+    /// What the launch reads and writes, reads first: at most four ranges
+    /// ([`crate::race::Ranges::MAX`]), kept inline (`None` after the last).
+    pub(crate) fn accesses(&self) -> [Option<Access>; 4] {
         let r = |view| Access { view, write: false };
         let w = |view| Access { view, write: true };
         match *self {
-            Self::Spin { .. } => vec![],
-            Self::Fill { dst, .. } => vec![w(dst)],
-            Self::Sum { src, out, .. } => vec![r(src), w(out.first())],
-            Self::ArgmaxRows { src, out, rows, .. } => vec![r(src), w(out.prefix(rows))],
-            Self::FlagEq { src, flags, .. } => vec![r(src), r(flags), w(flags)],
-            Self::CountEq { src, out, .. } => vec![r(src), r(out.first()), w(out.first())],
-            Self::Affine { x, y, .. } => vec![r(x), w(y)],
+            Self::Spin { .. } => few([]),
+            Self::Fill { dst, .. } => few([w(dst)]),
+            Self::Sum { src, out, .. } => few([r(src), w(out.first())]),
+            Self::ArgmaxRows { src, out, rows, .. } => few([r(src), w(out.prefix(rows))]),
+            Self::FlagEq { src, flags, .. } => few([r(src), r(flags), w(flags)]),
+            Self::CountEq { src, out, .. } => few([r(src), r(out.first()), w(out.first())]),
+            Self::Affine { x, y, .. } => few([r(x), w(y)]),
             Self::DecodeStep {
                 tokens_in,
                 embedding,
@@ -199,18 +206,22 @@ impl Kernel {
                 tokens_out,
                 batch,
                 ..
-            } => vec![
+            } => few([
                 r(tokens_in.prefix(batch)),
                 r(embedding),
                 r(weight),
                 w(tokens_out.prefix(batch)),
-            ],
+            ]),
         }
     }
 
     /// Bytes of device memory the kernel moves (for the virtual GPU's cost model).
     pub(crate) fn bytes_touched(&self) -> u64 {
-        self.accesses().iter().map(|a| a.view.bytes()).sum()
+        self.accesses()
+            .iter()
+            .flatten()
+            .map(|a| a.view.bytes())
+            .sum()
     }
 
     /// Time the kernel spends waiting on purpose (`spin`, `pad_ns`).
@@ -234,6 +245,11 @@ impl Kernel {
             _ => 0,
         }
     }
+}
+
+/// Up to four accesses, padded with `None`.
+fn few<const N: usize>(accesses: [Access; N]) -> [Option<Access>; 4] {
+    std::array::from_fn(|i| accesses.get(i).copied())
 }
 
 impl RawView {

@@ -10,7 +10,8 @@
 //! # Layering
 //!
 //! ```text
-//!   measure                        times the cost table through the safe API only
+//!   measure                        times the cost table through the safe API; its
+//!        │                         launch yardstick calls cudarc (cuda's `raw`)
 //!        │
 //!   Device, Stream, Event, DeviceBuffer, PinnedBuffer, Segment, Graph, Decoder   safe API
 //!        │  every call: its argument checks, then an Op: what it is, its stream,
@@ -111,6 +112,7 @@ mod event;
 mod exec;
 mod graph;
 mod kernels;
+mod label;
 mod measure;
 mod memory;
 mod race;
@@ -129,6 +131,8 @@ pub use error::{GpuError, Result};
 pub use event::Event;
 pub use graph::Graph;
 pub use measure::measure;
+#[cfg(not(target_arch = "wasm32"))]
+pub use measure::{LaunchBench, LaunchCosts, LaunchWay, Spread, measure_launches};
 pub use memory::{DeviceBuffer, PinnedBuffer, Segment};
 pub use race::{AccessRecord, Actor, RaceKind, RaceReport};
 pub use stream::Stream;

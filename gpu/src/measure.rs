@@ -25,6 +25,10 @@
 //!
 //! On the virtual GPU the result reproduces the table the device was opened
 //! with (the test below checks it): that tests the model and the method at once.
+//!
+//! [`measure_launches`] (in `launches`) is the one measurement that looks
+//! past the API: it sets the crate's launch beside cudarc's own, to say how
+//! much of `launch_ns` is the crate's bookkeeping.
 
 use crate::{
     Calibration, Decoder, DecoderConfig, Device, DeviceBuffer, Event, Graph, Result, Stream,
@@ -32,7 +36,12 @@ use crate::{
 use staging::{staging, staging_slots};
 use std::time::Duration;
 
+#[cfg(not(target_arch = "wasm32"))]
+mod launches;
 mod staging;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use launches::{LaunchBench, LaunchCosts, LaunchWay, Spread, measure_launches};
 
 /// Timed runs of each figure, after one warm-up run; the figure is their median.
 const REPS: usize = 7;

@@ -247,7 +247,7 @@ impl<T: Elem> PinnedBuffer<T> {
     }
 
     /// The CPU touches the first `len` elements.
-    fn cpu_access(&self, len: usize, write: bool, what: &str) -> Race {
+    fn cpu_access(&self, len: usize, write: bool, what: &'static str) -> Race {
         Race::Cpu(NodeAccess::new([self.range(len, write)], what))
     }
 

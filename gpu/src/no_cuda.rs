@@ -24,3 +24,39 @@ pub(crate) fn open(_gpu_timing: bool) -> Result<VirtualGpu> {
         reason: NOT_BUILT.into(),
     })
 }
+
+/// The raw launches of `measure_launches`, which need the CUDA backend:
+/// none can exist in this build ([`RawLaunches::open`] always fails).
+/// (`measure_launches` is not built for wasm32.)
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) enum RawLaunches {}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl RawLaunches {
+    /// Never opens: this build has no CUDA backend.
+    pub(crate) fn open() -> Result<Self> {
+        Err(GpuError::NoCudaDevice {
+            reason: NOT_BUILT.into(),
+        })
+    }
+
+    /// Cannot be called: there is no value to call it on.
+    pub(crate) fn bind(&self) -> Result<()> {
+        match *self {}
+    }
+
+    /// Cannot be called: there is no value to call it on.
+    pub(crate) fn result_layer(&self) -> Result<()> {
+        match *self {}
+    }
+
+    /// Cannot be called: there is no value to call it on.
+    pub(crate) fn launch_builder(&self) -> Result<()> {
+        match *self {}
+    }
+
+    /// Cannot be called: there is no value to call it on.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        match *self {}
+    }
+}

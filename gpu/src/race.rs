@@ -16,9 +16,10 @@
 mod shadow;
 
 use crate::exec::EventId;
+use crate::label::Label;
 use crate::trace::{CallSite, StreamId};
 use serde::{Deserialize, Serialize};
-use shadow::Shadow;
+use shadow::{Origin, Shadow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -171,11 +172,72 @@ impl Clock {
 }
 
 /// An access about to be checked: a byte range and its direction.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Range {
     pub(crate) addr: u64,
     pub(crate) bytes: u64,
     pub(crate) write: bool,
+}
+
+/// The byte ranges one operation touches, kept inline: a kernel touches at
+/// most four buffers, a copy two, and a group of a graph's merged accesses
+/// ranges of one node, so no operation allocates for them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ranges {
+    len: u8,
+    items: [Range; Ranges::MAX],
+}
+
+impl Ranges {
+    /// The most ranges one operation touches.
+    pub(crate) const MAX: usize = 4;
+
+    /// Adds `range`.
+    ///
+    /// # Panics
+    /// When [`Ranges::MAX`] ranges are there already (a bug in the crate:
+    /// no operation touches more).
+    pub(crate) fn push(&mut self, range: Range) {
+        let slot = self
+            .items
+            .get_mut(usize::from(self.len))
+            .expect("an operation touches at most `Ranges::MAX` ranges");
+        *slot = range;
+        self.len += 1;
+    }
+
+    /// Whether any range has bytes in it.
+    pub(crate) fn any_bytes(&self) -> bool {
+        self.iter().any(|r| r.bytes > 0)
+    }
+}
+
+impl std::ops::Deref for Ranges {
+    type Target = [Range];
+
+    fn deref(&self) -> &[Range] {
+        &self.items[..usize::from(self.len)]
+    }
+}
+
+impl std::ops::DerefMut for Ranges {
+    fn deref_mut(&mut self) -> &mut [Range] {
+        &mut self.items[..usize::from(self.len)]
+    }
+}
+
+impl FromIterator<Range> for Ranges {
+    fn from_iter<I: IntoIterator<Item = Range>>(ranges: I) -> Self {
+        let mut all = Self::default();
+        ranges.into_iter().for_each(|r| all.push(r));
+        all
+    }
+}
+
+impl<const N: usize> From<[Range; N]> for Ranges {
+    fn from(ranges: [Range; N]) -> Self {
+        ranges.into_iter().collect()
+    }
 }
 
 /// The checker's state for one device.
@@ -185,8 +247,7 @@ pub(crate) struct RaceChecker {
     streams: BTreeMap<StreamId, Clock>,
     events: BTreeMap<EventId, Clock>,
     shadow: Shadow,
-    reports: Vec<RaceReport>,
-    reported: BTreeSet<(CallSite, CallSite)>,
+    found: Found,
 }
 
 /// Address space of pinned host memory in the shadow (device addresses are far below).
@@ -198,7 +259,7 @@ impl RaceChecker {
         &mut self,
         stream: StreamId,
         ranges: &[Range],
-        what: &str,
+        what: impl Into<Label>,
         site: CallSite,
     ) {
         let clock = self.streams.entry(stream).or_default();
@@ -206,16 +267,31 @@ impl RaceChecker {
         let actor = Actor::Stream(stream);
         let epoch = clock.tick(actor.index());
         if ranges.iter().any(|r| r.bytes > 0) {
-            let clock = clock.clone();
-            self.access(actor, epoch, &clock, ranges, what, site);
+            let origin = Origin {
+                actor,
+                what: what.into(),
+                site,
+            };
+            self.found
+                .access(&mut self.shadow, epoch, clock, ranges, &origin);
         }
     }
 
     /// The CPU touches pinned memory: checks and records the access.
-    pub(crate) fn on_cpu_access(&mut self, ranges: &[Range], what: &str, site: CallSite) {
+    pub(crate) fn on_cpu_access(
+        &mut self,
+        ranges: &[Range],
+        what: impl Into<Label>,
+        site: CallSite,
+    ) {
         let epoch = self.cpu.tick(Actor::Cpu.index());
-        let clock = self.cpu.clone();
-        self.access(Actor::Cpu, epoch, &clock, ranges, what, site);
+        let origin = Origin {
+            actor: Actor::Cpu,
+            what: what.into(),
+            site,
+        };
+        self.found
+            .access(&mut self.shadow, epoch, &self.cpu, ranges, &origin);
     }
 
     /// Memory freed (in stream order, or after waiting): keeps its history for reuse checks.
@@ -280,35 +356,40 @@ impl RaceChecker {
 
     /// Every race found so far.
     pub(crate) fn reports(&self) -> &[RaceReport] {
-        &self.reports
+        &self.found.reports
     }
 
     /// Removes and returns the races found so far.
     pub(crate) fn take_reports(&mut self) -> Vec<RaceReport> {
-        self.reported.clear();
-        std::mem::take(&mut self.reports)
+        self.found.reported.clear();
+        std::mem::take(&mut self.found.reports)
     }
+}
 
+/// The races found so far, each pair of call sites once.
+#[derive(Default)]
+struct Found {
+    reports: Vec<RaceReport>,
+    reported: BTreeSet<(CallSite, CallSite)>,
+}
+
+impl Found {
+    /// Checks `ranges`, accessed by `origin` at `epoch` knowing `clock`,
+    /// against `shadow`, records them there, and keeps the races found.
     fn access(
         &mut self,
-        actor: Actor,
+        shadow: &mut Shadow,
         epoch: u64,
         clock: &Clock,
         ranges: &[Range],
-        what: &str,
-        site: CallSite,
+        origin: &Origin,
     ) {
-        let origin = std::rc::Rc::new(shadow::Origin {
-            actor,
-            what: what.to_string(),
-            site,
-        });
+        let actor = origin.actor;
         for range in ranges.iter().filter(|r| r.bytes > 0) {
             let ordered = |prev: Actor, prev_epoch: u64| {
                 prev == actor || clock.get(prev.index()) >= prev_epoch
             };
-            let found = self.shadow.access(*range, epoch, &origin, ordered);
-            for report in found {
+            for report in shadow.access(*range, epoch, origin, ordered) {
                 if self
                     .reported
                     .insert((report.current.site, report.previous.site))

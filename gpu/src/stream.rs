@@ -177,6 +177,7 @@ impl Stream {
 
     /// Queues one GPU operation through the choke point, which checks its
     /// views and feeds its race effects to the race checker.
+    #[inline]
     fn enqueue(
         &self,
         op: Op,

@@ -1,13 +1,26 @@
-//! The trace as the core keeps it: entries whose GPU spans may still be pending.
+//! The trace as the core keeps it: one compact entry per call, whose GPU
+//! span may still be pending, turned into [`TraceEntry`]s only when the
+//! trace is read. An entry holds its name as the call gave it (a
+//! [`Label`]), so appending one allocates nothing but the list's growth.
 
 use super::Op;
 use crate::exec::{DeviceInfo, Exec, Span};
-use crate::trace::{StreamId, Trace, TraceEntry};
+use crate::label::Label;
+use crate::trace::{BlockReason, CallSite, OpKind, StreamId, Trace, TraceEntry};
 
-/// A trace entry whose GPU span may still be pending.
+/// One call, as [`TraceEntry`] will show it.
 struct Entry {
-    entry: TraceEntry,
+    op: OpKind,
+    name: Label,
+    stream: Option<StreamId>,
+    bytes: u64,
+    site: CallSite,
+    cpu_start_ns: u64,
+    cpu_end_ns: u64,
+    blocking: Option<BlockReason>,
+    /// Known, pending (a token for [`Exec::resolve`]) or none.
     span: Span,
+    captured: bool,
 }
 
 /// The trace of one device so far.
@@ -16,24 +29,19 @@ pub(super) struct Entries(Vec<Entry>);
 
 impl Entries {
     /// Appends the entry of `op`, which ran from `start` to `end` on the CPU clock.
-    pub(super) fn push(&mut self, op: Op, start: u64, end: u64, span: Span, captured: bool) {
-        let entry = TraceEntry {
-            seq: self.len(),
+    pub(super) fn push(&mut self, op: &Op, start: u64, end: u64, span: Span, captured: bool) {
+        self.0.push(Entry {
             op: op.kind,
-            name: op.name,
+            name: op.name.clone(),
             stream: op.stream,
             bytes: op.bytes,
             site: op.site,
             cpu_start_ns: start,
             cpu_end_ns: end,
             blocking: op.blocking,
-            gpu: match span {
-                Span::Known(s) => Some(s),
-                _ => None,
-            },
+            span,
             captured,
-        };
-        self.0.push(Entry { entry, span });
+        });
     }
 
     /// The trace so far, with pending GPU spans resolved (may wait on the CUDA backend).
@@ -44,15 +52,18 @@ impl Entries {
         streams: &[StreamId],
     ) -> Trace {
         for e in &mut self.0 {
-            if let (Span::Pending(token), None) = (e.span, e.entry.gpu) {
-                e.entry.gpu = exec.resolve(token);
+            if let Span::Pending(token) = e.span
+                && let Some(span) = exec.resolve(token)
+            {
+                e.span = Span::Known(span);
             }
         }
+        let entries = self.0.iter().enumerate();
         Trace {
             backend: info.backend,
             device: info.name.clone(),
             streams: streams.to_vec(),
-            entries: self.0.iter().map(|e| e.entry.clone()).collect(),
+            entries: entries.map(|(seq, e)| e.to_trace(seq as u64)).collect(),
         }
     }
 
@@ -64,5 +75,27 @@ impl Entries {
     /// Drops the trace so far (sequence numbers start again at 0).
     pub(super) fn clear(&mut self) {
         self.0.clear();
+    }
+}
+
+impl Entry {
+    /// The entry as the trace shows it, at position `seq`.
+    fn to_trace(&self, seq: u64) -> TraceEntry {
+        TraceEntry {
+            seq,
+            op: self.op,
+            name: self.name.to_string(),
+            stream: self.stream,
+            bytes: self.bytes,
+            site: self.site,
+            cpu_start_ns: self.cpu_start_ns,
+            cpu_end_ns: self.cpu_end_ns,
+            blocking: self.blocking,
+            gpu: match self.span {
+                Span::Known(s) => Some(s),
+                _ => None,
+            },
+            captured: self.captured,
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! checker once it has run ([`Race`]).
 
 use crate::exec::EventId;
-use crate::race::Range;
+use crate::label::Label;
+use crate::race::Ranges;
 use crate::trace::{BlockReason, CallSite, OpKind, StreamId};
 use std::rc::Rc;
 
@@ -12,7 +13,7 @@ pub(crate) struct Op {
     /// What kind of call (the trace's name for it).
     pub(crate) kind: OpKind,
     /// A short label for the trace: the kernel's name, the copy's direction.
-    pub(crate) name: String,
+    pub(crate) name: Label,
     /// The stream the call targets, if any.
     pub(crate) stream: Option<StreamId>,
     /// Bytes moved or allocated.
@@ -22,13 +23,13 @@ pub(crate) struct Op {
     /// Why the call can block the CPU, if it can.
     pub(crate) blocking: Option<BlockReason>,
     /// What the call tells the race checker once it has run, in order.
-    pub(crate) race: Vec<Race>,
+    pub(crate) race: Effects,
 }
 
 impl Op {
     /// A call of `kind`, labelled `name`, made at `site`: on no stream, of no
     /// bytes, never blocking, with no race effect until the builders below say so.
-    pub(crate) fn new(kind: OpKind, name: impl Into<String>, site: CallSite) -> Self {
+    pub(crate) fn new(kind: OpKind, name: impl Into<Label>, site: CallSite) -> Self {
         Self {
             kind,
             name: name.into(),
@@ -36,7 +37,7 @@ impl Op {
             bytes: 0,
             site,
             blocking: None,
-            race: Vec::new(),
+            race: Effects::default(),
         }
     }
 
@@ -148,17 +149,39 @@ impl CaptureRule {
 /// race report: a node of a captured graph, or work queued on its own.
 #[derive(Clone, Debug)]
 pub(crate) struct NodeAccess {
-    pub(crate) ranges: Vec<Range>,
-    pub(crate) what: String,
+    pub(crate) ranges: Ranges,
+    pub(crate) what: Label,
 }
 
 impl NodeAccess {
     /// `ranges`, touched by what a race report calls `what`.
-    pub(crate) fn new(ranges: impl Into<Vec<Range>>, what: impl Into<String>) -> Self {
+    pub(crate) fn new(ranges: impl Into<Ranges>, what: impl Into<Label>) -> Self {
         Self {
             ranges: ranges.into(),
             what: what.into(),
         }
+    }
+}
+
+/// What a call tells the race checker, in order: at most two effects
+/// (`elapsed_ms` waits for two events, `free_segment` waits and frees), kept
+/// inline so that no call allocates for them.
+#[derive(Debug, Default)]
+pub(crate) struct Effects([Option<Race>; 2]);
+
+impl Effects {
+    /// Adds `effect` after the others.
+    ///
+    /// # Panics
+    /// With two effects there already (a bug in the crate: no call has more).
+    fn push(&mut self, effect: Race) {
+        let slot = self.0.iter_mut().find(|slot| slot.is_none());
+        *slot.expect("a call has at most two race effects") = Some(effect);
+    }
+
+    /// The effects, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Race> {
+        self.0.iter().flatten()
     }
 }
 

@@ -317,3 +317,40 @@ launch: ok ()
 launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:313:45 uses device memory [0x1000000000, +16) that is not inside a live allocation; was its buffer freed or dropped?",
     );
 }
+
+#[test]
+fn with_the_checks_off_nothing_is_traced_or_reported_but_views_still_are_checked() {
+    let device = Device::with_options(DeviceOptions {
+        backend: Backend::Virtual,
+        quiet: true,
+        trace: false,
+        race_check: false,
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    let (s, other) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    // The race of `a_free_on_another_stream_is_checked_for_reuse`, unreported.
+    let x = s.alloc_zeros::<f32>(1024).unwrap();
+    let out = other.alloc_zeros::<f32>(1).unwrap();
+    other.sum_after(Duration::from_millis(1), &x, &out).unwrap();
+    s.fill(&x, 1.0).unwrap();
+    // A graph still remembers what its nodes touch.
+    s.begin_capture().unwrap();
+    s.spin(Duration::ZERO).unwrap();
+    s.fill(&x, 2.0).unwrap();
+    let graph = s.end_capture().unwrap();
+    let mut log = Log::default();
+    log.note("nodes", Ok(graph.len()));
+    log.note("launch", graph.launch());
+    drop(x);
+    log.note("launch after the drop", graph.launch());
+    log.note("entries", Ok(device.trace().entries.len()));
+    log.races(&device);
+    log.check(
+        "
+nodes: ok 2
+launch: ok ()
+launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:346:45 uses device memory [0x1000000000, +4096) that is not inside a live allocation; was its buffer freed or dropped?
+entries: ok 0",
+    );
+}

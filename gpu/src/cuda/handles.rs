@@ -5,13 +5,15 @@
 //! so an unknown id is a bug in the crate: the lookups panic with a message
 //! that says which id.
 
+use super::launch::Plan;
 use super::pinned::Pinned;
 use super::timing::Started;
 use super::{CudaExec, Graph, drv};
 use crate::error::Result;
 use crate::exec::{EventId, Exec, GraphId, HostId, Span};
 use crate::trace::StreamId;
-use cudarc::driver::{CudaEvent, CudaFunction, CudaStream};
+use cudarc::driver::sys::CUfunction;
+use cudarc::driver::{CudaEvent, CudaStream};
 use std::sync::Arc;
 
 /// The stream of `id` (`StreamId(n)` is `streams[n - 1]`).
@@ -74,11 +76,12 @@ impl CudaExec {
         }
     }
 
-    /// The kernel called `name`.
-    pub(super) fn kernel(&self, name: &str) -> &CudaFunction {
+    /// The loaded function of the kernel `plan` launches.
+    pub(super) fn kernel(&self, plan: &Plan) -> CUfunction {
         self.kernels
-            .get(name)
-            .unwrap_or_else(|| panic!("kernel `{name}` is not in the kernel library"))
+            .get(plan.index)
+            .unwrap_or_else(|| panic!("kernel `{}` is not in the kernel library", plan.name))
+            .cu_function()
     }
 
     /// Records the start event of a timed operation on `stream`, unless

@@ -4,13 +4,18 @@
 //! CUDA signature (`unsigned long long` → `u64` for every pointer and size,
 //! `int` → `i32`, `float` → `f32`, `unsigned` → `u32`) and its grid, as the
 //! table in [`crate::kernels`] gives them. It is a pure function, so the
-//! tests check it without a GPU. [`launch`] pushes the arguments and submits.
+//! tests check it without a GPU. [`launch`] submits it with one
+//! `cuLaunchKernel`, the arguments on the stack: a launch allocates nothing,
+//! and the context is not bound again for each (the backend binds it once,
+//! at open, on the device's one thread).
 
 use super::drv;
 use crate::elem::Scalar;
 use crate::error::{GpuError, Result};
 use crate::kernels::{Kernel, SumGrid};
-use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::sys::{CUfunction, CUresult, CUstream};
+use cudarc::driver::{CudaContext, DriverError, result};
+use std::ffi::c_void;
 
 /// Threads per block of every kernel except `spin`.
 pub(super) const BLOCK: u32 = crate::kernels::BLOCK as u32;
@@ -31,14 +36,75 @@ pub(super) enum Arg {
     F32(f32),
 }
 
-/// A launch ready to submit: the kernel's name, its arguments in signature
-/// order, and a one-dimensional geometry.
+impl Arg {
+    /// A pointer to the argument's value, as `cuLaunchKernel` takes it.
+    fn as_param(&mut self) -> *mut c_void {
+        match self {
+            Self::U64(v) => (v as *mut u64).cast(),
+            Self::I32(v) => (v as *mut i32).cast(),
+            Self::U32(v) => (v as *mut u32).cast(),
+            Self::F32(v) => (v as *mut f32).cast(),
+        }
+    }
+}
+
+/// The arguments of a launch, in signature order, kept inline: no kernel
+/// of the library takes more than [`Args::MAX`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Args {
+    len: usize,
+    items: [Arg; Args::MAX],
+}
+
+impl Args {
+    /// The most arguments a kernel of the library takes (`decode_step`'s).
+    const MAX: usize = 8;
+
+    /// `args`, in order.
+    ///
+    /// # Panics
+    /// With more than [`Args::MAX`] of them.
+    pub(super) fn from_slice(args: &[Arg]) -> Self {
+        assert!(
+            args.len() <= Self::MAX,
+            "a kernel takes at most 8 arguments"
+        );
+        let mut items = [Arg::U64(0); Self::MAX];
+        items[..args.len()].copy_from_slice(args);
+        Self {
+            len: args.len(),
+            items,
+        }
+    }
+
+    /// The arguments, in order.
+    pub(super) fn as_slice(&self) -> &[Arg] {
+        &self.items[..self.len]
+    }
+}
+
+impl PartialEq for Args {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<const N: usize> From<[Arg; N]> for Args {
+    fn from(args: [Arg; N]) -> Self {
+        Self::from_slice(&args)
+    }
+}
+
+/// A launch ready to submit: the kernel's name and index, its arguments in
+/// signature order, and a one-dimensional geometry.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Plan {
-    /// The `extern "C"` name (a key of the loaded kernels).
+    /// The `extern "C"` name.
     pub(super) name: &'static str,
+    /// Its position among the loaded kernels ([`Kernel::index`]).
+    pub(super) index: usize,
     /// The arguments, in the order of the CUDA signature.
-    pub(super) args: Vec<Arg>,
+    pub(super) args: Args,
     /// Blocks in the grid (never 0).
     pub(super) grid: u32,
     /// Threads per block.
@@ -52,16 +118,16 @@ pub(super) struct Plan {
 pub(super) fn plan(kernel: &Kernel, sum_slot: u64) -> Result<Option<Plan>> {
     use Arg::U64;
     let name = kernel.name();
-    let (args, grid, block) = match *kernel {
-        Kernel::Spin { ns } => (vec![U64(ns)], 1, 1),
+    let (args, grid, block): (Args, _, _) = match *kernel {
+        Kernel::Spin { ns } => ([U64(ns)].into(), 1, 1),
         Kernel::Fill { dst, value } => {
             let n = dst.len;
-            let args = vec![U64(dst.addr), scalar(value), U64(n as u64)];
-            (args, blocks(name, n)?, BLOCK)
+            let args = [U64(dst.addr), scalar(value), U64(n as u64)];
+            (args.into(), blocks(name, n)?, BLOCK)
         }
         Kernel::Sum { src, out, pad_ns } => {
             let grid = SumGrid::of(src.len);
-            let args = vec![
+            let args = [
                 U64(src.addr),
                 U64(src.len as u64),
                 U64(out.addr),
@@ -69,7 +135,7 @@ pub(super) fn plan(kernel: &Kernel, sum_slot: u64) -> Result<Option<Plan>> {
                 U64(grid.chunk as u64),
                 U64(sum_slot),
             ];
-            (args, grid_x(name, grid.blocks as u64)?, BLOCK)
+            (args.into(), grid_x(name, grid.blocks as u64)?, BLOCK)
         }
         Kernel::ArgmaxRows {
             src,
@@ -77,39 +143,39 @@ pub(super) fn plan(kernel: &Kernel, sum_slot: u64) -> Result<Option<Plan>> {
             cols,
             out,
         } => {
-            let args = vec![
+            let args = [
                 U64(src.addr),
                 U64(rows as u64),
                 U64(cols as u64),
                 U64(out.addr),
             ];
-            (args, blocks(name, rows)?, BLOCK)
+            (args.into(), blocks(name, rows)?, BLOCK)
         }
         Kernel::FlagEq { src, value, flags } => {
             let n = src.len.min(flags.len);
-            let args = vec![
+            let args = [
                 U64(src.addr),
                 Arg::I32(value),
                 U64(flags.addr),
                 U64(n as u64),
             ];
-            (args, blocks(name, n)?, BLOCK)
+            (args.into(), blocks(name, n)?, BLOCK)
         }
         Kernel::CountEq { src, value, out } => {
             let n = src.len;
-            let args = vec![U64(src.addr), Arg::I32(value), U64(out.addr), U64(n as u64)];
-            (args, blocks(name, n)?, BLOCK)
+            let args = [U64(src.addr), Arg::I32(value), U64(out.addr), U64(n as u64)];
+            (args.into(), blocks(name, n)?, BLOCK)
         }
         Kernel::Affine { x, a, b, y } => {
             let n = x.len.min(y.len);
-            let args = vec![
+            let args = [
                 U64(x.addr),
                 Arg::F32(a),
                 Arg::F32(b),
                 U64(y.addr),
                 U64(n as u64),
             ];
-            (args, blocks(name, n)?, BLOCK)
+            (args.into(), blocks(name, n)?, BLOCK)
         }
         Kernel::DecodeStep {
             tokens_in,
@@ -131,11 +197,12 @@ pub(super) fn plan(kernel: &Kernel, sum_slot: u64) -> Result<Option<Plan>> {
                 vocab as u64,
                 pad_ns,
             ];
-            (args.map(U64).to_vec(), grid_x(name, batch as u64)?, BLOCK)
+            (args.map(U64).into(), grid_x(name, batch as u64)?, BLOCK)
         }
     };
     Ok((grid > 0).then_some(Plan {
         name,
+        index: kernel.index(),
         args,
         grid,
         block,
@@ -167,29 +234,61 @@ fn grid_x(name: &str, blocks: u64) -> Result<u32> {
     Ok(blocks as u32)
 }
 
-/// Submits `plan` on `stream`. Asynchronous: returns once the launch is queued.
-pub(super) fn launch(stream: &CudaStream, function: &CudaFunction, plan: &Plan) -> Result<()> {
-    // `plan.args` outlives the builder, so every pointer the builder keeps
-    // to an argument stays valid until `launch` has copied them.
-    let mut builder = stream.launch_builder(function);
-    for arg in &plan.args {
-        match arg {
-            Arg::U64(v) => builder.arg(v),
-            Arg::I32(v) => builder.arg(v),
-            Arg::U32(v) => builder.arg(v),
-            Arg::F32(v) => builder.arg(v),
-        };
+/// Submits `plan` on `stream` (a stream of `ctx`, whose kernel `function`
+/// is). Asynchronous: returns once the launch is queued.
+///
+/// The context is not bound first: the backend binds it at open on the
+/// device's one thread, and nothing in the crate binds another. Should the
+/// driver find no context current all the same, the launch binds it and
+/// tries once more. Like cudarc's own launches, it first reports an error
+/// that a drop parked in the context.
+pub(super) fn launch(
+    ctx: &CudaContext,
+    stream: CUstream,
+    function: CUfunction,
+    plan: &Plan,
+) -> Result<()> {
+    ctx.check_err().map_err(drv("cuLaunchKernel"))?;
+    let mut args = plan.args;
+    match submit(stream, function, plan, &mut args) {
+        Err(DriverError(CUresult::CUDA_ERROR_INVALID_CONTEXT)) => {
+            ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+            submit(stream, function, plan, &mut args)
+        }
+        submitted => submitted,
     }
-    let config = LaunchConfig {
-        grid_dim: (plan.grid, 1, 1),
-        block_dim: (plan.block, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    // SAFETY: `plan` pushes exactly the parameters of the kernel's CUDA
-    // signature, in order and with their C sizes (checked by the tests in
-    // `cuda/tests.rs`); every pointer is a device address the front end has
-    // checked against a live allocation, and every kernel bounds its indices
-    // by the sizes passed with them.
-    unsafe { builder.launch(config) }.map_err(drv("cuLaunchKernel"))?;
-    Ok(())
+    .map_err(drv("cuLaunchKernel"))
+}
+
+/// One `cuLaunchKernel` of `plan` with `args`, its arguments.
+fn submit(
+    stream: CUstream,
+    function: CUfunction,
+    plan: &Plan,
+    args: &mut Args,
+) -> std::result::Result<(), DriverError> {
+    let len = args.len;
+    let mut params = [std::ptr::null_mut::<c_void>(); Args::MAX];
+    for (param, arg) in params.iter_mut().zip(&mut args.items[..len]) {
+        *param = arg.as_param();
+    }
+    // SAFETY: `params` holds one pointer per parameter of the kernel's CUDA
+    // signature, in order, each to a value of its C size in `args` (checked
+    // by the tests in `cuda/tests.rs`), alive until the call returns (the
+    // driver copies the arguments at launch); `function` and `stream` belong
+    // to the context, current on this thread (or the call fails with
+    // `CUDA_ERROR_INVALID_CONTEXT` and launches nothing); every pointer
+    // argument is a device address the front end has checked against a live
+    // allocation, and every kernel bounds its indices by the sizes passed
+    // with them.
+    unsafe {
+        result::launch_kernel(
+            function,
+            (plan.grid, 1, 1),
+            (plan.block, 1, 1),
+            0,
+            stream,
+            &mut params[..len],
+        )
+    }
 }

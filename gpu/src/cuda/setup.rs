@@ -15,7 +15,6 @@ use cudarc::driver::{CudaContext, CudaFunction};
 use cudarc::nvrtc::result::NvrtcError;
 use cudarc::nvrtc::sys::nvrtcResult;
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx, compile_ptx_with_opts};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -237,11 +236,8 @@ fn compile_error(error: CompileError) -> GpuError {
 }
 
 /// Loads the PTX into the context and looks up every kernel of
-/// [`CUDA_KERNELS`]. The functions keep the module loaded.
-pub(super) fn load_kernels(
-    ctx: &Arc<CudaContext>,
-    ptx: Ptx,
-) -> Result<HashMap<&'static str, CudaFunction>> {
+/// [`CUDA_KERNELS`], in its order. The functions keep the module loaded.
+pub(super) fn load_kernels(ctx: &Arc<CudaContext>, ptx: Ptx) -> Result<Vec<CudaFunction>> {
     let module = ctx.load_module(ptx).map_err(drv("cuModuleLoadData"))?;
     CUDA_KERNELS
         .iter()
@@ -250,7 +246,7 @@ pub(super) fn load_kernels(
                 call: "cuModuleGetFunction",
                 message: format!("kernel `{name}`: {e:?}"),
             })?;
-            Ok((name, function))
+            Ok(function)
         })
         .collect()
 }

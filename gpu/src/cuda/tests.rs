@@ -9,12 +9,12 @@
 //! test per kernel and a smoke test per `Exec` call, read side by side with
 //! `launch.rs` and the trait.
 
-use super::launch::{Arg, BLOCK, Plan, plan};
+use super::launch::{Arg, Args, BLOCK, Plan, plan};
 use super::{open, probe, setup};
 use crate::elem::{ElemKind, RawView, Scalar};
 use crate::error::GpuError;
 use crate::exec::{Copy, Exec, Span};
-use crate::kernels::Kernel;
+use crate::kernels::{CUDA_KERNELS, Kernel};
 use crate::trace::StreamId;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -92,18 +92,22 @@ fn plans_follow_the_cuda_signatures() {
     use Arg::{F32, I32, U32, U64};
     let f = |addr, len| view(addr, len, ElemKind::F32);
     let i = |addr, len| view(addr, len, ElemKind::I32);
-    let one = |name, args| {
+    // The kernel's index is its position among the loaded kernels.
+    let index = |name| CUDA_KERNELS.iter().position(|n| *n == name).unwrap();
+    let one = |name, args: Vec<Arg>| {
         Some(Plan {
             name,
-            args,
+            index: index(name),
+            args: Args::from_slice(&args),
             grid: 1,
             block: 1,
         })
     };
-    let with = |name, args, grid| {
+    let with = |name, args: Vec<Arg>, grid| {
         Some(Plan {
             name,
-            args,
+            index: index(name),
+            args: Args::from_slice(&args),
             grid,
             block: BLOCK,
         })
@@ -245,7 +249,7 @@ fn empty_grids_are_not_launched() {
     };
     let geometry = |len| {
         let launch = plan(&sum(len), SLOT).unwrap().expect("a launch");
-        (launch.grid, launch.args[4])
+        (launch.grid, launch.args.as_slice()[4])
     };
     // One tile of 4096 elements per block up to 1024 blocks, then longer
     // chunks (whole tiles) in at most 1024 blocks.
@@ -431,4 +435,30 @@ fn gpu_pinned_segments_and_graphs() {
     gpu.free_segment(a).unwrap();
     gpu.free_pinned(host).unwrap();
     gpu.host_work(1000);
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
+fn gpu_a_launch_binds_the_context_when_none_is_current() {
+    let _gpu = gpu_lock();
+    let mut gpu = open(false).expect("open");
+    let s = gpu.create_stream().unwrap();
+    let n = 256;
+    let x = gpu.malloc_async(s, 4 * n).unwrap();
+    // SAFETY: unbinding leaves no context current on this thread; every
+    // later call of the backend binds it again (the launch by retrying).
+    unsafe { cudarc::driver::result::ctx::set_current(std::ptr::null_mut()) }.unwrap();
+    let fill = Kernel::Fill {
+        dst: view(x, n, ElemKind::F32),
+        value: Scalar::F32(3.0),
+    };
+    gpu.launch(s, &fill).unwrap();
+    let mut out = vec![0u8; 4 * n];
+    let copy = Copy::DeviceToPageable {
+        src: x,
+        dst: &mut out,
+    };
+    gpu.copy(s, copy).unwrap();
+    assert!(floats(&out).iter().all(|&v| v == 3.0));
+    gpu.free_async(s, x).unwrap();
 }

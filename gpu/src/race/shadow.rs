@@ -1,15 +1,17 @@
 //! Shadow memory of the race checker: who last wrote and read each byte range.
 
 use super::{AccessRecord, Actor, Clock, HOST_BASE, RaceKind, RaceReport, Range};
+use crate::label::Label;
 use crate::trace::CallSite;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// Who made an access, and where: shared by the ranges of one operation.
-#[derive(Debug)]
+/// Who made an access, and where (cheap to clone: the label is spelled out
+/// only in a report).
+#[derive(Clone, Debug)]
 pub(super) struct Origin {
     pub(super) actor: Actor,
-    pub(super) what: String,
+    pub(super) what: Label,
     pub(super) site: CallSite,
 }
 
@@ -18,7 +20,7 @@ pub(super) struct Origin {
 struct Past {
     epoch: u64,
     write: bool,
-    origin: Rc<Origin>,
+    origin: Origin,
 }
 
 impl Past {
@@ -30,7 +32,7 @@ impl Past {
         AccessRecord {
             actor: self.origin.actor,
             write: self.write,
-            what: self.origin.what.clone(),
+            what: self.origin.what.to_string(),
             site: self.origin.site,
         }
     }
@@ -63,7 +65,7 @@ impl Shadow {
         &mut self,
         range: Range,
         epoch: u64,
-        origin: &Rc<Origin>,
+        origin: &Origin,
         ordered: impl Fn(Actor, u64) -> bool,
     ) -> Vec<RaceReport> {
         let (start, end) = (range.addr, range.addr + range.bytes);
@@ -73,7 +75,7 @@ impl Shadow {
         let now = Past {
             epoch,
             write: range.write,
-            origin: Rc::clone(origin),
+            origin: origin.clone(),
         };
         let mut found: Vec<RaceReport> = Vec::new();
         for (&cell_start, cell) in self.cells.range_mut(start..end) {
@@ -115,34 +117,28 @@ impl Shadow {
         }
     }
 
-    /// Adds empty cells where `[start, end)` has none.
+    /// Adds empty cells where `[start, end)` has none (cell boundaries at
+    /// `start` and `end` already). Allocates only for the cells it adds.
     fn fill_gaps(&mut self, start: u64, end: u64) {
         let mut at = start;
-        let covered: Vec<(u64, u64)> = self
-            .cells
-            .range(start..end)
-            .map(|(&s, c)| (s, c.end))
-            .collect();
-        let mut gaps = Vec::new();
-        for (s, e) in covered {
-            if s > at {
-                gaps.push((at, s));
-            }
-            at = e;
-        }
-        if at < end {
-            gaps.push((at, end));
-        }
-        for (s, e) in gaps {
-            self.cells.insert(
-                s,
-                Cell {
-                    end: e,
-                    write: None,
-                    reads: Vec::new(),
-                    freed: None,
-                },
-            );
+        while at < end {
+            let next = self.cells.range(at..end).next().map(|(&s, c)| (s, c.end));
+            let gap_end = match next {
+                Some((s, e)) if s == at => {
+                    at = e;
+                    continue;
+                }
+                Some((s, _)) => s,
+                None => end,
+            };
+            let empty = Cell {
+                end: gap_end,
+                write: None,
+                reads: Vec::new(),
+                freed: None,
+            };
+            self.cells.insert(at, empty);
+            at = gap_end;
         }
     }
 }

@@ -18,7 +18,7 @@ fn device_range<T: Elem>(view: View<T>, write: bool) -> Range {
 }
 
 /// What a copy touches, for the race checker (and the view checks).
-fn access<const N: usize>(ranges: [Range; N], what: &str) -> Race {
+fn access<const N: usize>(ranges: [Range; N], what: &'static str) -> Race {
     Race::Access(NodeAccess::new(ranges, what))
 }
 

@@ -6,7 +6,8 @@ use crate::decoder::Decoder;
 use crate::elem::{AsView, Elem, Scalar, View};
 use crate::error::{GpuError, Result};
 use crate::kernels::Kernel;
-use crate::race::Range;
+use crate::label::Label;
+use crate::race::{Range, Ranges};
 use crate::trace::{CallSite, OpKind};
 use std::time::Duration;
 
@@ -28,25 +29,25 @@ fn check(
 }
 
 impl Stream {
-    /// Queues `kernel`: returns as soon as it is queued.
+    /// Queues `kernel`: returns as soon as it is queued. Allocates and
+    /// formats nothing: the ranges are inline, the names static.
     fn launch(&self, kernel: Kernel, site: CallSite) -> Result<()> {
         let name = kernel.name();
-        let ranges: Vec<Range> = kernel
+        let ranges: Ranges = kernel
             .accesses()
             .iter()
+            .flatten()
             .map(|a| Range {
                 addr: a.view.addr,
                 bytes: a.view.bytes(),
                 write: a.write,
             })
             .collect();
+        let bytes = ranges.iter().map(|r| r.bytes).sum();
         let op = Op::new(OpKind::Launch, name, site)
             .on(self.id)
-            .bytes(kernel.bytes_touched())
-            .race(Race::Access(NodeAccess::new(
-                ranges,
-                format!("kernel `{name}`"),
-            )));
+            .bytes(bytes)
+            .race(Race::Access(NodeAccess::new(ranges, Label::Kernel(name))));
         let stream = self.id;
         self.enqueue(op, |exec| exec.launch(stream, &kernel))
     }
