@@ -6,9 +6,14 @@ use gpu::{Backend, Device, DeviceOptions};
 /// The header of a measurement: the command that printed it, the device and
 /// its backend, and today's date, one `key: value` line each, so that a
 /// figure copied into the book carries its provenance.
+/// On a real GPU a line names the NVIDIA driver too.
 pub fn header(device: &Device, command: &str) -> String {
+    let driver = match (device.backend(), gpu::nvidia_driver_version()) {
+        (gpu::BackendKind::Cuda, Some(version)) => format!("driver:  {version}\n"),
+        _ => String::new(),
+    };
     format!(
-        "command: {command}\ndevice:  {} ({} backend)\ndate:    {}\n",
+        "command: {command}\ndevice:  {} ({} backend)\n{driver}date:    {}\n",
         device.name(),
         device.backend(),
         crate::today()

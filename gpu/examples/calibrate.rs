@@ -23,7 +23,10 @@ fn main() -> gpu::Result<()> {
     let device = Device::open(Backend::Auto)?;
     let started = Instant::now();
     let mut measured = gpu::measure(&device)?;
-    measured.source = format!("{}, {}", measured.source, today());
+    let driver = gpu::nvidia_driver_version()
+        .map(|v| format!(", driver {v}"))
+        .unwrap_or_default();
+    measured.source = format!("{}{driver}, {}", measured.source, today());
     println!(
         "measured in {:.1} s: {}\n",
         started.elapsed().as_secs_f64(),
