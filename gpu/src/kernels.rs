@@ -138,9 +138,13 @@ impl SumGrid {
     /// Elements of one tile: 16 per thread of a block.
     pub(crate) const TILE: usize = 16 * BLOCK;
     /// The most blocks: as many partial sums as the scratch of a stream
-    /// holds, and about as many blocks of 256 threads as an H200's 132 SMs
-    /// run at once.
-    pub(crate) const MAX_BLOCKS: usize = 1024;
+    /// holds, and fewer than an H200's 132 SMs, so that a model step
+    /// (`sum_after`, whose every block waits out the step's time) holds at
+    /// most one block of 256 threads per SM and leaves room for the kernels
+    /// of other streams, such as the memset of a buffer a copy stream
+    /// allocates. With 1024 blocks waiting, exercise 106's copies waited for
+    /// every step on the H200 (2026-12-01).
+    pub(crate) const MAX_BLOCKS: usize = 128;
 
     /// The geometry for `n` elements (`n == 0` gives one block and an empty
     /// chunk: the sum of nothing is `+0.0`).

@@ -251,14 +251,15 @@ fn empty_grids_are_not_launched() {
         let launch = plan(&sum(len), SLOT).unwrap().expect("a launch");
         (launch.grid, launch.args.as_slice()[4])
     };
-    // One tile of 4096 elements per block up to 1024 blocks, then longer
-    // chunks (whole tiles) in at most 1024 blocks.
+    // One tile of 4096 elements per block up to 128 blocks, then longer
+    // chunks (whole tiles) in at most 128 blocks.
     assert_eq!(geometry(0), (1, Arg::U64(4096)));
     assert_eq!(geometry(4096), (1, Arg::U64(4096)));
     assert_eq!(geometry(4097), (2, Arg::U64(4096)));
-    assert_eq!(geometry(4 << 20), (1024, Arg::U64(4096)));
-    assert_eq!(geometry((4 << 20) + 1), (513, Arg::U64(8192)));
-    assert_eq!(geometry(100_000_000), (1018, Arg::U64(4096 * 24)));
+    assert_eq!(geometry(128 * 4096), (128, Arg::U64(4096)));
+    assert_eq!(geometry(128 * 4096 + 1), (65, Arg::U64(8192)));
+    assert_eq!(geometry(4 << 20), (128, Arg::U64(4096 * 8)));
+    assert_eq!(geometry(100_000_000), (128, Arg::U64(4096 * 191)));
 }
 
 #[test]

@@ -23,7 +23,7 @@
 #define BLOCK 256
 
 // The most blocks of `sum_f32` (`SumGrid::MAX_BLOCKS` in kernels.rs).
-#define SUM_MAX_BLOCKS 1024
+#define SUM_MAX_BLOCKS 128
 
 // Nanoseconds from the GPU's global timer.
 __device__ __forceinline__ unsigned long long global_ns()

@@ -162,8 +162,8 @@ fn cuda_sum_matches_its_cpu_twin_on_awkward_lengths() {
     let _one_at_a_time = crate::support::gpu_lock();
     let (cuda, virt) = (open(Backend::Cuda), open(Backend::Virtual));
     // Empty, one element, one block not a multiple of 256, a block and a
-    // bit, 1024 full blocks (4 Mi), one element more (513 blocks of two
-    // tiles), and chunks of 20 tiles with a short last one.
+    // bit, every block full (4 Mi: 128 blocks of 8 tiles), one element more
+    // (a short last block), and long chunks with a short last one.
     let lengths = [0, 1, 300, 4097, 4 << 20, (4 << 20) + 1, 80_000_001];
     let mut rng = fastrand::Rng::with_seed(11);
     for n in lengths {

@@ -173,7 +173,7 @@ fn sum_adds_each_chunk_in_its_own_block() {
 
 /// `sum_f32`'s order written out from its documentation, index by index:
 /// chunks of 4096 elements (whole multiples of 4096 once there would be more
-/// than 1024 blocks), 256 lanes and a tree per chunk, then the same over the
+/// than 128 blocks), 256 lanes and a tree per chunk, then the same over the
 /// partial sums.
 fn sum_as_documented(values: &[f32]) -> f32 {
     fn block(xs: &[f32]) -> f32 {
@@ -192,7 +192,7 @@ fn sum_as_documented(values: &[f32]) -> f32 {
     }
     let n = values.len();
     let tiles = n.div_ceil(4096).max(1);
-    let chunk = tiles.div_ceil(1024) * 4096;
+    let chunk = tiles.div_ceil(128) * 4096;
     let blocks = n.div_ceil(chunk).max(1);
     let partials: Vec<f32> = (0..blocks)
         .map(|b| block(&values[(b * chunk).min(n)..((b + 1) * chunk).min(n)]))
