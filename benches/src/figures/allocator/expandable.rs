@@ -79,7 +79,11 @@ impl Expandable {
         if tail == 0 {
             let addr = self.mapped() as u64;
             let state = BlockState::Free;
-            self.blocks.push(BlockInfo { addr, size: 0, state });
+            self.blocks.push(BlockInfo {
+                addr,
+                size: 0,
+                state,
+            });
         }
         let last = self.blocks.len() - 1;
         self.blocks[last].size += more;
@@ -149,7 +153,10 @@ fn expandable() -> Vec<Step> {
     run.segment.free(c);
     run.step("free(B); free(C)", None);
     run.malloc("E", 16 * MIB);
-    run.step("E = malloc(16 MiB)", Some("B and C merged into the 16 MiB it takes"));
+    run.step(
+        "E = malloc(16 MiB)",
+        Some("B and C merged into the 16 MiB it takes"),
+    );
     run.steps
 }
 
