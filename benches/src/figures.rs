@@ -1,9 +1,9 @@
 //! The chapters' figures, each drawn from the code it illustrates, so that
 //! no picture can drift from what the code does: the allocator's segments and
 //! blocks from the reference allocator's snapshots (`allocator`), and
-//! timelines from the virtual GPU's traces (`timing`, `streams`,
-//! `hidden_syncs`, `overlap`, `graphs`). `cargo test` redraws every one and fails when a
-//! committed SVG differs, and
+//! timelines from the virtual GPU's traces (`timing`, `cpu_gpu`, `streams`,
+//! `default_stream`, `hidden_syncs`, `overlap`, `graphs`). `cargo test`
+//! redraws every one and fails when a committed SVG differs, and
 //!
 //! ```text
 //! cargo run -p workbook-benches --example figures
@@ -13,6 +13,7 @@
 
 pub mod allocator;
 pub mod cpu_gpu;
+mod default_stream;
 pub mod graphs;
 pub mod hidden_syncs;
 pub mod overlap;
@@ -48,10 +49,13 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("allocator-split-merge.svg", allocator::split_and_merge()),
         ("allocator-fragmentation.svg", allocator::fragmentation()),
         ("allocator-record-stream.svg", allocator::record_stream()),
+        ("allocator-seams.svg", allocator::seams()),
         ("cpu-gpu-launch-loop.svg", cpu_gpu::launch_loop()),
+        ("cpu-gpu-compute-bound.svg", cpu_gpu::compute_bound_loop()),
         ("cpu-and-gpu-timing.svg", timing::measurement()),
         ("streams-one-stream.svg", streams::serial()),
         ("streams-copy-overlap.svg", streams::overlapped()),
+        ("streams-legacy-default.svg", default_stream::stray()),
         ("hidden-syncs-every-step.svg", hidden_syncs::every_step()),
         ("hidden-syncs-per-window.svg", hidden_syncs::per_window()),
         ("overlap-naive.svg", overlap::naive()),

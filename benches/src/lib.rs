@@ -19,6 +19,8 @@
 //!   launch-bound and compute-bound loops, timing with events.
 //! * [`streams`]: the chapter "Streams and events": order across streams,
 //!   the cost of each sync primitive, copy/compute overlap.
+//! * [`default_stream`]: the legacy default stream's implicit waits,
+//!   written out with events, and what one fill on it does to two streams.
 //! * [`sampling`]: the chapter "Sampling on the GPU and overlap scheduling":
 //!   the naive decode loop against exercise 102's overlapped one.
 //! * [`GpuDriver`]: the allocator's `Driver` over the `gpu` crate.
@@ -41,6 +43,7 @@
 pub mod allocator;
 pub mod cpu_gpu;
 mod date;
+pub mod default_stream;
 mod driver;
 pub mod figures;
 pub mod graphs;

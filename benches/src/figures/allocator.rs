@@ -11,7 +11,10 @@ use caching_allocator::{
 };
 use std::fmt::Write as _;
 
+mod expandable;
 pub mod script;
+
+pub(super) use expandable::seams;
 
 const MIB: usize = 1 << 20;
 const S0: StreamId = StreamId(0);

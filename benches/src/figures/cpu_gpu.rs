@@ -1,7 +1,7 @@
-//! The CPU-and-GPU chapter's timeline: a loop of launches on an idle GPU,
+//! The CPU-and-GPU chapter's timelines: a loop of launches on an idle GPU,
 //! as [`crate::cpu_gpu::pipeline`] runs it after measuring ΣGPU behind its
-//! gate; the same drawing for any kernel and count (the chapter's live
-//! timeline).
+//! gate, launch-bound (2 µs kernels) and compute-bound (10 µs kernels); the
+//! same drawing for any kernel and count (the chapter's live timeline).
 
 use super::{Live, virtual_device};
 use crate::cpu_gpu::{Pipeline, pipeline};
@@ -61,4 +61,15 @@ fn title(run: &Pipeline, count: usize) -> String {
         "compute-bound: the launches run ahead of the GPU"
     };
     format!("{count} launches of {kernel} on an idle GPU, {verdict}")
+}
+
+/// The compute-bound figure's loop: the same 20 launches, of a 10 µs kernel,
+/// longer than a launch, so the launches run ahead of the GPU.
+pub const COMPUTE_BOUND_LOOP: (Duration, usize) = (Duration::from_micros(10), 20);
+
+/// The compute-bound figure: [`COMPUTE_BOUND_LOOP`], drawn like [`LOOP`].
+pub(super) fn compute_bound_loop() -> String {
+    live(COMPUTE_BOUND_LOOP.0, COMPUTE_BOUND_LOOP.1)
+        .expect("the loop runs on the virtual GPU")
+        .svg
 }
