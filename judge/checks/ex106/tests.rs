@@ -23,7 +23,9 @@ fn every_batch_has_its_own_sum() {
 fn overlap_figures(backend: gpu::Backend) {
     let ctx = Ctx::new(backend);
     let bench = Bench::open_on(ctx.timed_device().unwrap()).unwrap();
+    bench.run().unwrap();
     bench.device.synchronize().unwrap();
+    bench.device.clear_trace();
     let started = bench.device.now();
     let (_, before, after) = bench.run().unwrap();
     let took = ms(bench.device.now() - started);
