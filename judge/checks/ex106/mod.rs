@@ -37,7 +37,7 @@ pub(crate) const CHECKS: &[Check] = &[
     ),
     check!(
         overlap::copies_overlap_the_steps,
-        "the run takes at most 10% more than max(copies, steps) plus the first copy, measured in the same run",
+        "the run takes at most 10% more than max(first copy + every step, every copy + last step), from its own GPU times",
         "streams-and-events.md#copies-that-overlap-compute",
         30,
     ),
