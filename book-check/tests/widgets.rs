@@ -11,7 +11,7 @@
 //! at most 50 ms, is a timing, and timings are benchmarks here, not tests:
 //! `WIDGET_BUDGETS=enforce cargo test -p book-check --test widgets` checks
 //! it by hand. (On 2026-12-01 the same commit that redrew `streams` in
-//! 31.5 ms in CI's headless Chromium the day before took 76 ms there, while
+//! 31.5 ms in CI's headless Chromium in an earlier session took 76 ms there, while
 //! Node ran both bundles in 26–28 ms: the browser's speed moves too much
 //! for a CI gate.)
 //! `without_javascript_the_widgets_show_their_figures` loads the same pages
