@@ -10,14 +10,12 @@
 //! in the run against 1.48 ms alone), and that is the hardware's cost, not
 //! the learner's. The run timed is the second: the first warms up.
 
-use super::workload::{BATCH_LEN, BATCHES, Bench, ms};
+use super::workload::{BATCH_LEN, BATCHES, Bench, STEP_KERNEL, between, ms};
 use gpu::{OpKind, TraceEntry};
 use judge_harness::{Ctx, Failure};
 
 /// How far above the limit a run may be.
 const TOLERANCE: f64 = 0.10;
-/// The kernel of a model step, as the trace names it.
-const STEP_KERNEL: &str = "sum_f32";
 
 /// The run's copies to the device and its steps, in the order they were
 /// queued, each with the GPU time it took in milliseconds.
@@ -85,12 +83,7 @@ pub(super) fn copies_overlap_the_steps(ctx: &Ctx) -> Result<(), Failure> {
     let took = ms(bench.device.now() - started);
     ctx.save_timeline(&bench.device);
     let trace = bench.device.trace();
-    let run: Vec<&TraceEntry> = trace
-        .since(before)
-        .iter()
-        .take_while(|e| e.seq < after)
-        .collect();
-    let spans = Spans::of(&run)?;
+    let spans = Spans::of(&between(&trace, before, after))?;
     if spans.copies.len() < BATCHES || spans.steps.len() < BATCHES {
         return Err(Failure::new(
             format!("{BATCHES} copies to the device and {BATCHES} model steps"),

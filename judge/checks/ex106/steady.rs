@@ -1,22 +1,15 @@
 //! No CPU wait in the steady state: between the second step and the last,
 //! the loop only queues work.
 
-use super::workload::Bench;
+use super::workload::{Bench, STEP_KERNEL, between};
 use gpu::{BlockReason, OpKind, TraceEntry};
 use judge_harness::{Ctx, Failure};
-
-/// The kernel of a model step, as the trace names it.
-const STEP_KERNEL: &str = "sum_f32";
 
 pub(super) fn no_cpu_wait_in_the_steady_state(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
     let (_, before, after) = bench.run()?;
     let trace = bench.device.trace();
-    let run: Vec<&TraceEntry> = trace
-        .since(before)
-        .iter()
-        .take_while(|e| e.seq < after)
-        .collect();
+    let run = between(&trace, before, after);
     let steps: Vec<usize> = (0..run.len())
         .filter(|&i| run[i].op == OpKind::Launch && run[i].name == STEP_KERNEL)
         .collect();

@@ -3,8 +3,7 @@
 //! ignored without a GPU).
 
 use super::overlap::Spans;
-use super::workload::{BATCHES, Bench, ms};
-use gpu::TraceEntry;
+use super::workload::{BATCHES, Bench, between, ms};
 use judge_harness::Ctx;
 
 #[test]
@@ -30,12 +29,7 @@ fn overlap_figures(backend: gpu::Backend) {
     let (_, before, after) = bench.run().unwrap();
     let took = ms(bench.device.now() - started);
     let trace = bench.device.trace();
-    let run: Vec<&TraceEntry> = trace
-        .since(before)
-        .iter()
-        .take_while(|e| e.seq < after)
-        .collect();
-    let spans = Spans::of(&run).unwrap();
+    let spans = Spans::of(&between(&trace, before, after)).unwrap();
     let ((copies, steps), limit) = (spans.totals(), spans.limit());
     println!(
         "{backend:?}: the solution ran {BATCHES} batches in {took:.3} ms; in the run the copies took {copies:.3} ms and the steps {steps:.3} ms of GPU time; the limit {limit:.3} ms; ratio {:.3} (one after the other: {:.3})",

@@ -5,7 +5,7 @@
 //! every sum is exact in `f32` and tells the batches apart: a step that read
 //! another batch's data, or zeros, gets another sum.
 
-use gpu::{Device, PinnedBuffer, Stream};
+use gpu::{Device, PinnedBuffer, Stream, Trace, TraceEntry};
 use judge_harness::{Ctx, Failure};
 use prefetch::Model;
 use std::time::Duration;
@@ -18,6 +18,18 @@ pub(crate) const BATCH_LEN: usize = 4 << 20;
 pub(crate) const MODEL: Model = Model {
     step: Duration::from_micros(600),
 };
+
+/// The kernel of a model step, as the trace names it.
+pub(crate) const STEP_KERNEL: &str = "sum_f32";
+
+/// The entries of `trace` from mark `before` up to mark `after`: one run's.
+pub(crate) fn between(trace: &Trace, before: u64, after: u64) -> Vec<&TraceEntry> {
+    trace
+        .since(before)
+        .iter()
+        .take_while(|e| e.seq < after)
+        .collect()
+}
 
 /// Milliseconds in `d`.
 pub(crate) fn ms(d: Duration) -> f64 {

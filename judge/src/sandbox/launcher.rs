@@ -72,13 +72,10 @@ fn outer(mut launch: Launch) -> Result<u8> {
     let applied = &mut launch.applied;
     applied.root = nix::unistd::geteuid().is_root();
     applied.subreaper = nix::sys::prctl::set_child_subreaper(true).is_ok();
-    let wanted = namespaces::Entered {
-        pid: launch.policy.pid_namespace && !launch.policy.omits("pid"),
-        net: !launch.policy.omits("net"),
-        user: true,
-    };
-    let entered = match launch.policy.namespaces {
-        true => namespaces::enter(applied.root, wanted),
+    let policy = &launch.policy;
+    let pid = policy.pid_namespace && !policy.omits("pid");
+    let entered = match policy.namespaces {
+        true => namespaces::enter(applied.root, pid, !policy.omits("net")),
         false => namespaces::Entered::default(),
     };
     (applied.pid_namespace, applied.net_namespace) = (entered.pid, entered.net);

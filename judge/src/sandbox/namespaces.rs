@@ -22,21 +22,21 @@ pub(crate) struct Entered {
     pub(crate) user: bool,
 }
 
-/// Moves this (single-threaded) process into new pid and network
-/// namespaces (those of `wanted`); as `root`, without a user namespace.
-/// Nothing entered is not an error.
-pub(crate) fn enter(root: bool, wanted: Entered) -> Entered {
+/// Moves this (single-threaded) process into a new pid namespace (when
+/// `pid`) and a new network namespace (when `net`); as `root`, without a
+/// user namespace. Nothing entered is not an error.
+pub(crate) fn enter(root: bool, pid: bool, net: bool) -> Entered {
     let mut both = CloneFlags::empty();
-    both.set(CloneFlags::CLONE_NEWPID, wanted.pid);
-    both.set(CloneFlags::CLONE_NEWNET, wanted.net);
+    both.set(CloneFlags::CLONE_NEWPID, pid);
+    both.set(CloneFlags::CLONE_NEWNET, net);
     if both.is_empty() {
         return Entered::default();
     }
     if root {
         let entered = unshare(both).is_ok();
         return Entered {
-            pid: entered && wanted.pid,
-            net: entered && wanted.net,
+            pid: entered && pid,
+            net: entered && net,
             user: false,
         };
     }
@@ -50,8 +50,8 @@ pub(crate) fn enter(root: bool, wanted: Entered) -> Entered {
     let _ = map("/proc/self/uid_map", &format!("{uid} {uid} 1"));
     let _ = map("/proc/self/gid_map", &format!("{gid} {gid} 1"));
     Entered {
-        pid: wanted.pid,
-        net: wanted.net,
+        pid,
+        net,
         user: true,
     }
 }
