@@ -14,6 +14,10 @@
 //! may still use it is reported as a reuse, with the site of the free.
 
 mod shadow;
+//!
+//! Just over 400 lines: the clocks and the shadow memory are one algorithm
+//! whose invariants (every access against the last ones of each actor)
+//! read best in one place.
 
 use crate::exec::EventId;
 use crate::label::Label;
