@@ -12,12 +12,12 @@
 //! write) by another actor is a race, reported with both call sites. Freed
 //! memory keeps its history, so memory handed out again while another stream
 //! may still use it is reported as a reuse, with the site of the free.
+//!
+//! Just over 400 lines (the shadow memory is already its own module,
+//! `shadow`): the vector clocks, the check of each access and the reports it
+//! makes are one algorithm whose parts read best together.
 
 mod shadow;
-//!
-//! Just over 400 lines: the clocks and the shadow memory are one algorithm
-//! whose invariants (every access against the last ones of each actor)
-//! read best in one place.
 
 use crate::exec::EventId;
 use crate::label::Label;
