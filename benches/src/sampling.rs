@@ -248,9 +248,11 @@ mod tests {
         let device = Device::open(Backend::Virtual).unwrap();
         let w = where_to_sample(&device, 64, 32_000, 2 * MS, 3).unwrap();
         assert!(w.same_tokens);
+        // On the CPU, the step adds at least the logits' copy into pageable memory.
+        let copy_ns = w.logits_bytes as f64 / gpu::Calibration::default().pageable_d2h_bytes_per_ns;
         assert!(
-            w.gpu_step_ns < 2.1e6 && w.cpu_step_ns > 2.0 * w.gpu_step_ns,
-            "{w:?}"
+            w.gpu_step_ns < 2.1e6 && w.cpu_step_ns > 2.0e6 + copy_ns,
+            "{w:?}, the copy {copy_ns} ns"
         );
     }
 

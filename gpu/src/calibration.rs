@@ -1,7 +1,9 @@
 //! The cost table of the virtual GPU.
 //!
-//! The defaults are what an H200 (driver 580, CUDA 13.0) measured; see
-//! `DESIGN.md` section 3 and the book's measurement appendix. On a real GPU,
+//! The defaults are what an H200 measured: `gpu/calibration/h200.json`, the
+//! table `cargo run --release -p gpu --example calibrate -- h200.json` saved
+//! there (its `source` names the driver and the date), built into the crate.
+//! On a real GPU,
 //! [`crate::measure()`] measures the same quantities again, and
 //! [`Calibration::save`] / [`Calibration::load`] keep them in a JSON file that
 //! the virtual GPU can load (`GPU_CALIBRATION=path`).
@@ -9,6 +11,7 @@
 use crate::error::{GpuError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::LazyLock;
 
 /// Costs of the virtual GPU. Times are nanoseconds, bandwidths bytes per ns (= GB/s).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -84,55 +87,28 @@ pub struct Calibration {
     pub create_ns: u64,
 }
 
+/// The H200's table, committed as `gpu/calibration/h200.json`: what
+/// `cargo run --release -p gpu --example calibrate -- h200.json` measured on
+/// an NVIDIA H200 (its `source` names the driver and the date).
+const H200_JSON: &str = include_str!("../calibration/h200.json");
+
+/// [`H200_JSON`], parsed once.
+static H200: LazyLock<Calibration> =
+    LazyLock::new(|| serde_json::from_str(H200_JSON).expect("gpu/calibration/h200.json parses"));
+
 impl Default for Calibration {
-    /// An H200 (driver 580, CUDA 13.0): the figures of `DESIGN.md` section 3
-    /// where it has them (launch, graph node, copies from pageable memory,
-    /// staging, `cuMemAlloc`), the rest measured by [`crate::measure()`] on an H200 on
-    /// 2026-11-29 (`cargo run --release -p gpu --example calibrate`), except
-    /// `sum_bytes_per_ns`, assumed until it is measured (see its default).
+    /// The H200's measured table: `gpu/calibration/h200.json`, built into the
+    /// crate. Its `source` says where, when and with which driver it was
+    /// measured.
     fn default() -> Self {
-        Self {
-            source: "NVIDIA H200, driver 580, CUDA 13.0: DESIGN.md section 3 and gpu::measure, 2026-11-29".into(),
-            total_memory: 150_109_880_320,
-            launch_ns: 4_000,
-            kernel_min_ns: 1_400,
-            graph_node_ns: 700,
-            graph_launch_ns: 7_000,
-            begin_capture_ns: 2_000,
-            end_capture_ns: 25_000,
-            instantiate_node_ns: 3_000,
-            hbm_bytes_per_ns: 1_700.0,
-            sum_bytes_per_ns: default_sum_bytes_per_ns(),
-            flops_per_ns: 50.0,
-            copy_submit_ns: 6_000,
-            pinned_h2d_bytes_per_ns: 55.0,
-            pinned_d2h_bytes_per_ns: 55.0,
-            pageable_h2d_bytes_per_ns: 5.5,
-            pageable_d2h_bytes_per_ns: 1.0,
-            d2d_bytes_per_ns: 2_400.0,
-            staging_bytes: 2 << 20,
-            staging_bytes_per_ns: 5.0,
-            staging_slots: 2,
-            inline_bytes: 64 << 10,
-            api_call_ns: 2_800,
-            wake_ns: 5_000,
-            segment_alloc_ns: 300_000,
-            segment_free_ns: 100_000,
-            pool_alloc_ns: 80_000,
-            pinned_alloc_ns: 2_000_000,
-            pinned_free_ns: 700_000,
-            create_ns: 4_000,
-        }
+        H200.clone()
     }
 }
 
-/// The default of [`Calibration::sum_bytes_per_ns`], not yet measured on the
-/// H200: an assumption. `sum` is a multi-block reduction (1024 blocks of 256
-/// threads for 4 Mi elements, 8 loads in flight per thread), which should
-/// stream its input at about three quarters of the H200's 4.8 TB/s HBM3e
-/// peak, as bandwidth-bound reads do. `calibrate` measures it.
+/// The default of [`Calibration::sum_bytes_per_ns`] for a table saved before
+/// the field existed: the H200's.
 fn default_sum_bytes_per_ns() -> f64 {
-    3_600.0
+    H200.sum_bytes_per_ns
 }
 
 impl Calibration {
@@ -162,5 +138,47 @@ impl Calibration {
             Some(path) => Self::load(Path::new(&path)),
             None => Ok(Self::default()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed H200 table, read from disk as `GPU_CALIBRATION` would.
+    fn committed() -> Calibration {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/h200.json");
+        Calibration::load(&path).expect("the committed table loads")
+    }
+
+    #[test]
+    fn the_defaults_are_the_committed_h200_table() {
+        assert_eq!(Calibration::default(), committed());
+    }
+
+    #[test]
+    fn the_committed_table_names_its_gpu_driver_and_date() {
+        let source = committed().source;
+        assert!(source.contains("H200"), "{source}");
+        assert!(source.contains("driver 580."), "{source}");
+        let date = source.rsplit(", ").next().unwrap_or_default();
+        let digits: Vec<_> = date.split('-').map(str::parse::<u32>).collect();
+        assert!(
+            digits.len() == 3 && digits.iter().all(|d| d.is_ok()),
+            "{source}: no date at the end"
+        );
+    }
+
+    #[test]
+    fn a_table_saved_before_the_sum_rate_existed_loads_with_the_h200s() {
+        let mut table = serde_json::to_value(Calibration::default()).unwrap();
+        table.as_object_mut().unwrap().remove("sum_bytes_per_ns");
+        table["launch_ns"] = 1.into();
+        let loaded: Calibration = serde_json::from_value(table).unwrap();
+        assert_eq!(
+            loaded.sum_bytes_per_ns,
+            Calibration::default().sum_bytes_per_ns
+        );
+        assert_eq!(loaded.launch_ns, 1);
     }
 }

@@ -151,22 +151,21 @@ impl Core {
         let stream = on_stream(&op);
         let work = |exec: &mut dyn Exec, ended: Option<Capture>| {
             let graph = exec.end_capture(stream)?;
-            Ok((
-                (graph, ended.map(|c| c.nodes).unwrap_or_default()),
-                Span::None,
-            ))
+            Ok(((graph, ended), Span::None))
         };
-        self.execute(&op, Mode::Refusable, work, |_| true)
+        let (graph, ended) = self.execute(&op, Mode::Refusable, work, |_| true)?;
+        let Some(mut capture) = ended else {
+            return Ok((graph, Vec::new()));
+        };
+        // Races between the branches of a fork, found as they were captured.
+        self.race.adopt(capture.race.take_reports());
+        Ok((graph, capture.nodes))
     }
 
-    /// The stream capturing now, if one is.
-    pub(crate) fn capturing(&self) -> Option<StreamId> {
-        self.capture.as_ref().map(|c| c.stream)
-    }
-
-    /// Whether `op` is made on the stream capturing now.
-    fn on_capturing_stream(&self, op: &Op) -> bool {
-        op.stream.is_some() && self.capturing() == op.stream
+    /// Whether `stream` is in the capture now: the stream that began it, or
+    /// one that joined it by waiting for an event recorded inside it.
+    pub(crate) fn in_capture(&self, stream: StreamId) -> bool {
+        self.capture.as_ref().is_some_and(|c| c.has(stream))
     }
 
     /// Every race found so far.
@@ -203,6 +202,7 @@ impl Core {
             self.push(op, start, end, span);
         }
         if holds(&value) {
+            self.follow_capture(op);
             self.apply_race(op);
         }
         Ok(value)
@@ -286,6 +286,13 @@ impl Core {
                 Race::StreamDone => self.race.on_stream_done(on()),
                 Race::EventDone(event) => self.race.on_event_done(*event),
                 Race::DeviceDone => self.race.on_device_done(),
+                Race::Record(event) | Race::Wait(event) if self.captured_edge(on(), *event) => {
+                    let capture = self.capture.as_mut().expect("a captured edge");
+                    match effect {
+                        Race::Record(_) => capture.race.on_record(*event, on()),
+                        _ => capture.race.on_wait(on(), *event),
+                    }
+                }
                 Race::Record(event) => self.race.on_record(*event, on()),
                 Race::Wait(event) => self.race.on_wait(on(), *event),
                 Race::Free { addr, bytes } => self.race.on_free(stream, *addr, *bytes, site),
@@ -293,8 +300,10 @@ impl Core {
         }
     }
 
-    /// GPU work on `stream`: checked by the race checker, or, on the
-    /// capturing stream, kept as a node of the graph for its replays.
+    /// GPU work on `stream`: checked by the race checker, or, on a stream of
+    /// the capture in progress, kept as a node of the graph for its replays
+    /// and checked by the capture's own race checker against the other
+    /// branches of a fork.
     ///
     /// Work that touches no memory (`spin`) tells the checker nothing. It
     /// would only join the CPU's clock into the stream's and tick the
@@ -304,9 +313,16 @@ impl Core {
     /// access carries orders nothing, so no report changes. It still counts
     /// as a node of a graph being captured.
     fn stream_access(&mut self, stream: StreamId, node: &NodeAccess, site: CallSite) {
+        let races = self.checks.races && node.ranges.any_bytes();
         match &mut self.capture {
-            Some(c) if c.stream == stream => c.nodes.push(node.clone()),
-            _ if !self.checks.races || !node.ranges.any_bytes() => {}
+            Some(c) if c.has(stream) => {
+                c.nodes.push(node.clone());
+                if races {
+                    c.race
+                        .on_stream_op(stream, &node.ranges, node.what.clone(), site);
+                }
+            }
+            _ if !races => {}
             _ => self
                 .race
                 .on_stream_op(stream, &node.ranges, node.what.clone(), site),

@@ -106,8 +106,14 @@ pub(crate) struct CudaExec {
     sum_slots: Vec<u64>,
     /// Where those slots live.
     scratch: Scratch,
-    /// Streams capturing a graph right now.
+    /// Streams capturing a graph right now: the one that began the capture
+    /// first, then each that joined it (by waiting for an event recorded
+    /// inside it), so that their work is not timed.
     capturing: Vec<StreamId>,
+    /// Events last recorded on a stream of the capture in progress: a stream
+    /// that waits for one joins the capture (the driver sees to that; this
+    /// list only follows it).
+    captured_events: Vec<EventId>,
     /// Events with timing enabled, by `EventId`; `None` once destroyed.
     events: Vec<Option<CudaEvent>>,
     /// Pinned host allocations by `HostId`; `None` once freed.
@@ -147,6 +153,7 @@ pub(crate) fn open(gpu_timing: bool) -> Result<CudaExec> {
         sum_slots: Vec::new(),
         scratch,
         capturing: Vec::new(),
+        captured_events: Vec::new(),
         events: Vec::new(),
         pinned: Vec::new(),
         graphs: Vec::new(),
@@ -257,14 +264,23 @@ impl Exec for CudaExec {
 
     fn record_event(&mut self, event: EventId, stream: StreamId) -> Result<()> {
         let s = self.stream(stream);
-        self.event(event).record(s).map_err(drv("cuEventRecord"))
+        self.event(event).record(s).map_err(drv("cuEventRecord"))?;
+        self.captured_events.retain(|e| *e != event);
+        if self.capturing.contains(&stream) {
+            self.captured_events.push(event);
+        }
+        Ok(())
     }
 
     fn wait_event(&mut self, stream: StreamId, event: EventId) -> Result<()> {
         let e = self.event(event);
         self.stream(stream)
             .wait(e)
-            .map_err(drv("cuStreamWaitEvent"))
+            .map_err(drv("cuStreamWaitEvent"))?;
+        if self.captured_events.contains(&event) && !self.capturing.contains(&stream) {
+            self.capturing.push(stream);
+        }
+        Ok(())
     }
 
     fn sync_stream(&mut self, stream: StreamId) -> Result<()> {
@@ -316,7 +332,7 @@ impl Exec for CudaExec {
     }
 
     fn end_capture(&mut self, stream: StreamId) -> Result<GraphId> {
-        self.capturing.retain(|s| *s != stream);
+        self.leave_capture(stream);
         let ended = self.stream(stream).end_capture(INSTANTIATE);
         let graph = ended
             .map_err(drv("cuStreamEndCapture"))?
@@ -344,7 +360,7 @@ impl Exec for CudaExec {
     }
 
     fn abort_capture(&mut self, stream: StreamId) {
-        self.capturing.retain(|s| *s != stream);
+        self.leave_capture(stream);
         let _ = self.ctx.bind_to_thread();
         let cu = self.stream(stream).cu_stream();
         // SAFETY: `cu` is a live stream of this context. Ending the capture

@@ -104,6 +104,22 @@ pub enum GpuError {
         /// Where that call was made.
         site: CallSite,
     },
+    /// `end_capture` on a capture that forked onto a stream which was not
+    /// joined back: CUDA's `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`. The capture
+    /// has ended and nothing was captured.
+    #[error(
+        "`end_capture` at {site}: stream {joined} joined the capture of stream {stream} at {joined_at} and was not joined back; record an event on stream {joined} after its last work and make stream {stream} wait for it before `end_capture`"
+    )]
+    CaptureUnjoined {
+        /// The capturing stream (the one that began the capture).
+        stream: u32,
+        /// The stream that joined and was not joined back.
+        joined: u32,
+        /// Where it joined (its `wait_event`).
+        joined_at: CallSite,
+        /// Where `end_capture` was called.
+        site: CallSite,
+    },
     /// Capture calls used out of order (end without begin, begin twice, and so on).
     #[error("`{op}` at {site}: {detail}")]
     CaptureState {

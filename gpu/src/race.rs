@@ -363,6 +363,20 @@ impl RaceChecker {
         &self.found.reports
     }
 
+    /// Keeps races found by another checker (a capture's own), each pair of
+    /// call sites once.
+    pub(crate) fn adopt(&mut self, reports: Vec<RaceReport>) {
+        for report in reports {
+            if self
+                .found
+                .reported
+                .insert((report.current.site, report.previous.site))
+            {
+                self.found.reports.push(report);
+            }
+        }
+    }
+
     /// Removes and returns the races found so far.
     pub(crate) fn take_reports(&mut self) -> Vec<RaceReport> {
         self.found.reported.clear();

@@ -162,9 +162,10 @@ impl Stream {
         Ok(Graph::new(self.clone(), graph, nodes, accesses))
     }
 
-    /// Whether this stream is capturing a graph now.
+    /// Whether this stream is capturing a graph now: it began the capture,
+    /// or joined one by waiting for an event recorded inside it.
     pub fn is_capturing(&self) -> bool {
-        self.device.core().capturing() == Some(self.id)
+        self.device.core().in_capture(self.id)
     }
 
     fn same_device(&self, other: &Device, op: &'static str, site: CallSite) -> Result<()> {

@@ -14,6 +14,7 @@
 //! can observe anything later. So a missing wait or an early reuse corrupts
 //! data exactly the way it would on a GPU, and the same way on every run.
 
+mod capture;
 mod exec;
 mod memory;
 mod pool;
@@ -23,6 +24,7 @@ use crate::error::GpuError;
 use crate::exec::{HostId, Span};
 use crate::kernels::{Kernel, cpu};
 use crate::trace::{CallSite, GpuSpan, StreamId};
+use capture::{GraphNode, Recording};
 use memory::Memory;
 use pool::Pool;
 use std::cmp::Reverse;
@@ -115,8 +117,9 @@ pub(crate) struct VirtualGpu {
     pool: Pool,
     segments: BTreeMap<u64, usize>,
     next_segment: u64,
-    captures: BTreeMap<StreamId, Vec<Node>>,
-    graphs: Vec<Vec<Node>>,
+    /// The capture in progress, if any.
+    capture: Option<Recording>,
+    graphs: Vec<Vec<GraphNode>>,
 }
 
 impl VirtualGpu {
@@ -139,7 +142,7 @@ impl VirtualGpu {
             mem: Memory::default(),
             segments: BTreeMap::new(),
             next_segment: SEGMENT_BASE,
-            captures: BTreeMap::new(),
+            capture: None,
             graphs: Vec::new(),
         }
     }
@@ -213,14 +216,22 @@ impl VirtualGpu {
         duration: u64,
         effect: Effect,
     ) -> GpuSpan {
+        let ready = *self.stream_ready(stream);
+        let span = self.place(ready, engine, duration, effect);
+        *self.stream_ready(stream) = span.end_ns;
+        span
+    }
+
+    /// Places an operation on the timeline: it starts when the CPU has
+    /// submitted it, at `after` or later, once its engine is free.
+    fn place(&mut self, after: u64, engine: Engine, duration: u64, effect: Effect) -> GpuSpan {
         let engine_free = match engine {
             Engine::Compute => 0,
             Engine::HostToDevice => self.h2d_free,
             Engine::DeviceToHost => self.d2h_free,
         };
-        let start = self.cpu.max(*self.stream_ready(stream)).max(engine_free);
+        let start = self.cpu.max(after).max(engine_free);
         let end = start + duration.max(1);
-        *self.stream_ready(stream) = end;
         match engine {
             Engine::Compute => {}
             Engine::HostToDevice => self.h2d_free = end,
@@ -257,16 +268,9 @@ impl VirtualGpu {
         (bytes as f64 / bytes_per_ns) as u64 + 1_000
     }
 
-    /// Record `node` into the stream's capture instead of running it, if the
-    /// stream is capturing.
-    fn captured(&mut self, stream: StreamId, node: Node) -> Option<Span> {
-        let nodes = self.captures.get_mut(&stream)?;
-        nodes.push(node);
-        Some(Span::None)
-    }
-
-    fn run_node(&mut self, stream: StreamId, node: Node, in_graph: bool) -> GpuSpan {
-        let duration = match (&node.effect, node.engine) {
+    /// How long `node` runs: in a graph, the smallest kernel costs less.
+    fn node_ns(&self, node: &Node, in_graph: bool) -> u64 {
+        match (&node.effect, node.engine) {
             (Effect::Kernel(kernel), _) => {
                 let min = if in_graph {
                     self.cal.graph_node_ns
@@ -286,16 +290,22 @@ impl VirtualGpu {
                 Self::copy_ns(node.copy_bytes, self.cal.pinned_d2h_bytes_per_ns)
             }
             (_, Engine::Compute) => Self::copy_ns(node.copy_bytes, self.cal.d2d_bytes_per_ns),
-        };
-        self.schedule(stream, node.engine, duration, node.effect)
+        }
     }
 
+    /// Queues `node` on `stream` after `cost` of CPU time, or records it
+    /// into the capture in progress if `stream` is in it.
     fn submit_node(&mut self, stream: StreamId, node: Node, cost: u64) -> Span {
         self.spend(cost);
-        if let Some(span) = self.captured(stream, node.clone()) {
-            return span;
-        }
-        Span::Known(self.run_node(stream, node, false))
+        let node = match &mut self.capture {
+            Some(recording) => match recording.push(stream, node) {
+                None => return Span::None,
+                Some(node) => node,
+            },
+            None => node,
+        };
+        let duration = self.node_ns(&node, false);
+        Span::Known(self.schedule(stream, node.engine, duration, node.effect))
     }
 
     fn copy_pageable_to_device(&mut self, stream: StreamId, src: &[u8], dst: u64) -> Span {

@@ -86,12 +86,7 @@ impl Op {
             StreamSynchronize | EventSynchronize | EventElapsed | DeviceSynchronize
             | FreeSegment | FreePinned => Illegal(BLOCKS),
             Free => IllegalOnCapturingStream("a buffer may not be freed on a capturing stream"),
-            EventRecord => IllegalOnCapturingStream(
-                "this workbook captures one stream: record events after the capture",
-            ),
-            StreamWaitEvent => IllegalOnCapturingStream(
-                "this workbook captures one stream: wait for events before the capture",
-            ),
+            EventRecord | StreamWaitEvent => Edge,
             BeginCapture => OutsideCapture(|capturing| {
                 format!("stream {capturing} is already capturing; end that capture first")
             }),
@@ -118,17 +113,22 @@ pub(crate) enum CaptureRule {
     /// A capture changes nothing: creating streams and events, CPU work, the
     /// CPU's reads and writes of pinned memory.
     Unaffected,
-    /// GPU work queued on a stream: recorded into the graph on the capturing
-    /// stream (refused there once an illegal call invalidated the capture),
-    /// run as usual on other streams.
+    /// GPU work queued on a stream: recorded into the graph on a stream of
+    /// the capture (refused there once an illegal call invalidated the
+    /// capture), run as usual on other streams.
     Work,
     /// GPU work that can make the CPU wait (a copy from or into pageable
     /// memory): refused on an invalidated capturing stream like [`Self::Work`],
     /// and otherwise illegal in any capture, like every call that can block.
     BlockingWork,
+    /// An event recorded, or waited for: on a stream of the capture, an
+    /// edge of its graph (a stream that waits for an event recorded inside
+    /// the capture joins it); refused where a stream of the capture waits for
+    /// an event recorded outside it.
+    Edge,
     /// Illegal while any stream captures, for the reason given.
     Illegal(&'static str),
-    /// Illegal on the capturing stream, for the reason given; allowed on others.
+    /// Illegal on a stream of the capture, for the reason given; allowed on others.
     IllegalOnCapturingStream(&'static str),
     /// Refused while any stream captures, leaving that capture alone; the
     /// function writes the detail from the capturing stream.

@@ -100,10 +100,11 @@ still capturing: ok false
 }
 
 #[test]
-fn events_and_frees_are_illegal_only_on_the_capturing_stream() {
+fn events_are_edges_of_the_capture_and_frees_illegal_only_on_its_streams() {
     let (device, s, other) = two_streams();
     let x = s.alloc_zeros::<f32>(4).unwrap();
     let e = device.new_event().unwrap();
+    let outside = device.new_event().unwrap();
     let mut log = Log::default();
     let seq = device.trace_mark();
     s.begin_capture().unwrap();
@@ -114,7 +115,9 @@ fn events_and_frees_are_illegal_only_on_the_capturing_stream() {
     log.note("new stream", device.new_stream().map(|s| s.id()));
     log.note("new event", device.new_event().map(drop));
     log.note("record", s.record(&e));
-    log.note("wait", s.wait_event(&e));
+    log.note("wait for it", s.wait_event(&e));
+    log.note("record outside", other.record(&outside));
+    log.note("wait for that", s.wait_event(&outside));
     log.note("end", s.end_capture().map(|g| g.len()));
     s.begin_capture().unwrap();
     log.note("kernel", s.fill(&x, 3.0));
@@ -130,11 +133,13 @@ kernel elsewhere: ok ()
 kernel: ok ()
 new stream: ok StreamId(3)
 new event: ok ()
-record: `record` at gpu/src/core/tests.rs:116:26 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: record events after the capture); the capture is now invalidated
-wait: `wait_event` at gpu/src/core/tests.rs:117:24 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: wait for events before the capture); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `record` at gpu/src/core/tests.rs:116:26; nothing was captured, begin a new capture without that call
+record: ok ()
+wait for it: ok ()
+record outside: ok ()
+wait for that: `wait_event` at gpu/src/core/tests.rs:120:33 is not allowed while stream 1 is capturing a graph (a stream of the capture waits only for events recorded inside the same capture: wait for this one before `begin_capture`); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `wait_event` at gpu/src/core/tests.rs:120:33; nothing was captured, begin a new capture without that call
 kernel: ok ()
-end after a free: the capture on stream 1 was invalidated by `free` at gpu/src/core/tests.rs:121:7; nothing was captured, begin a new capture without that call
+end after a free: the capture on stream 1 was invalidated by `free` at gpu/src/core/tests.rs:124:7; nothing was captured, begin a new capture without that call
   trace BeginCapture on 1
   trace EventRecord on 2
   trace StreamWaitEvent on 2
@@ -142,15 +147,18 @@ end after a free: the capture on stream 1 was invalidated by `free` at gpu/src/c
   trace Launch on 1 captured
   trace CreateStream on -
   trace CreateEvent on -
+  trace EventRecord on 1
+  trace StreamWaitEvent on 1
+  trace EventRecord on 2
   trace BeginCapture on 1
   trace Launch on 1 captured
   trace Free on 1
-  race Unordered: stream 2 writes it in kernel `fill_f32` at gpu/src/core/tests.rs:112:40 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:105:15",
+  race Unordered: stream 2 writes it in kernel `fill_f32` at gpu/src/core/tests.rs:113:40 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:105:15",
     );
 }
 
 #[test]
-fn a_wait_on_the_capturing_stream_names_its_own_reason() {
+fn a_wait_for_an_event_from_outside_the_capture_names_its_own_reason() {
     let device = open();
     let s = device.new_stream().unwrap();
     let e = device.new_event().unwrap();
@@ -160,8 +168,8 @@ fn a_wait_on_the_capturing_stream_names_its_own_reason() {
     log.note("end", s.end_capture().map(|g| g.len()));
     log.check(
         "
-wait: `wait_event` at gpu/src/core/tests.rs:159:24 is not allowed while stream 1 is capturing a graph (this workbook captures one stream: wait for events before the capture); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `wait_event` at gpu/src/core/tests.rs:159:24; nothing was captured, begin a new capture without that call",
+wait: `wait_event` at gpu/src/core/tests.rs:167:24 is not allowed while stream 1 is capturing a graph (a stream of the capture waits only for events recorded inside the same capture: wait for this one before `begin_capture`); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `wait_event` at gpu/src/core/tests.rs:167:24; nothing was captured, begin a new capture without that call",
     );
 }
 
@@ -186,13 +194,13 @@ fn state_errors_leave_the_capture_alone() {
     log.note("end", s.end_capture().map(|g| g.len()));
     log.check(
         "
-end twice: `end_capture` at gpu/src/core/tests.rs:176:29: stream 1 is not capturing; call `begin_capture` first
-begin again: `begin_capture` at gpu/src/core/tests.rs:178:35: stream 1 is already capturing; end that capture first
-launch: `Graph::launch` at gpu/src/core/tests.rs:179:30: a graph cannot be launched while a capture is in progress; end the capture first
-end elsewhere: `end_capture` at gpu/src/core/tests.rs:180:37: stream 2 is not capturing; call `begin_capture` first
+end twice: `end_capture` at gpu/src/core/tests.rs:184:29: stream 1 is not capturing; call `begin_capture` first
+begin again: `begin_capture` at gpu/src/core/tests.rs:186:35: stream 1 is already capturing; end that capture first
+launch: `Graph::launch` at gpu/src/core/tests.rs:187:30: a graph cannot be launched while a capture is in progress; end the capture first
+end elsewhere: `end_capture` at gpu/src/core/tests.rs:188:37: stream 2 is not capturing; call `begin_capture` first
 host work: ok ()
-pinned: `alloc_pinned` at gpu/src/core/tests.rs:185:31 is not allowed while stream 1 is capturing a graph (allocate pinned memory before the capture begins); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `alloc_pinned` at gpu/src/core/tests.rs:185:31; nothing was captured, begin a new capture without that call",
+pinned: `alloc_pinned` at gpu/src/core/tests.rs:193:31 is not allowed while stream 1 is capturing a graph (allocate pinned memory before the capture begins); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `alloc_pinned` at gpu/src/core/tests.rs:193:31; nothing was captured, begin a new capture without that call",
     );
 }
 
@@ -220,12 +228,12 @@ fn a_capture_refusal_comes_before_sync_debug() {
     log.trace(&device, seq);
     log.check(
         "
-sync: `Device::synchronize` at gpu/src/core/tests.rs:206:29 would block the CPU (the CPU waits until every stream of the device is idle) and sync debug mode is `Error`; use pinned memory and events instead, or `SyncDebug::Warn` to let it through
-sync in a capture: `Device::synchronize` at gpu/src/core/tests.rs:208:42 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `Device::synchronize` at gpu/src/core/tests.rs:208:42; nothing was captured, begin a new capture without that call
-segment: `alloc_segment` at gpu/src/core/tests.rs:211:32 is not allowed while stream 1 is capturing a graph (allocate device memory before the capture begins); the capture is now invalidated
-event query: `Event::query` at gpu/src/core/tests.rs:212:57 is not allowed while stream 1 is capturing a graph (a query observes the GPU from the CPU); the capture is now invalidated
-end: the capture on stream 1 was invalidated by `alloc_segment` at gpu/src/core/tests.rs:211:32; nothing was captured, begin a new capture without that call
+sync: `Device::synchronize` at gpu/src/core/tests.rs:214:29 would block the CPU (the CPU waits until every stream of the device is idle) and sync debug mode is `Error`; use pinned memory and events instead, or `SyncDebug::Warn` to let it through
+sync in a capture: `Device::synchronize` at gpu/src/core/tests.rs:216:42 is not allowed while stream 1 is capturing a graph (it would make the CPU wait for the GPU); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `Device::synchronize` at gpu/src/core/tests.rs:216:42; nothing was captured, begin a new capture without that call
+segment: `alloc_segment` at gpu/src/core/tests.rs:219:32 is not allowed while stream 1 is capturing a graph (allocate device memory before the capture begins); the capture is now invalidated
+event query: `Event::query` at gpu/src/core/tests.rs:220:57 is not allowed while stream 1 is capturing a graph (a query observes the GPU from the CPU); the capture is now invalidated
+end: the capture on stream 1 was invalidated by `alloc_segment` at gpu/src/core/tests.rs:219:32; nothing was captured, begin a new capture without that call
 end after a pinned drop: the capture on stream 1 was invalidated by `free of a pinned buffer` at <drop of a PinnedBuffer>; nothing was captured, begin a new capture without that call
   trace FreeSegment on -",
     );
@@ -266,7 +274,7 @@ fn queries_order_the_cpu_only_when_the_work_is_done() {
 query: ok false
 event query: ok false
 write: ok ()
-  race Unordered: the CPU writes it in a CPU write of pinned memory at gpu/src/core/tests.rs:246:30 / stream 1 writes it in a copy into pinned memory at gpu/src/core/tests.rs:242:7
+  race Unordered: the CPU writes it in a CPU write of pinned memory at gpu/src/core/tests.rs:254:30 / stream 1 writes it in a copy into pinned memory at gpu/src/core/tests.rs:250:7
 query: ok true
 write: ok ()
 event query: ok true
@@ -294,8 +302,8 @@ fn a_free_on_another_stream_is_checked_for_reuse() {
     log.check(
         "
 same address: ok true
-  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:287:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:284:15
-  race ReuseAfterFree: stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:290:15 / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:287:11",
+  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:295:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:292:15
+  race ReuseAfterFree: stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:298:15 / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:295:11",
     );
 }
 
@@ -314,7 +322,7 @@ fn a_replay_checks_the_views_it_was_captured_with() {
     log.check(
         "
 launch: ok ()
-launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:313:45 uses device memory [0x1000000000, +16) that is not inside a live allocation; was its buffer freed or dropped?",
+launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:321:45 uses device memory [0x1000000000, +16) that is not inside a live allocation; was its buffer freed or dropped?",
     );
 }
 
@@ -350,7 +358,7 @@ fn with_the_checks_off_nothing_is_traced_or_reported_but_views_still_are_checked
         "
 nodes: ok 2
 launch: ok ()
-launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:346:45 uses device memory [0x1000000000, +4096) that is not inside a live allocation; was its buffer freed or dropped?
+launch after the drop: `Graph::launch` at gpu/src/core/tests.rs:354:45 uses device memory [0x1000000000, +4096) that is not inside a live allocation; was its buffer freed or dropped?
 entries: ok 0",
     );
 }

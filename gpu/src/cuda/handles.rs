@@ -84,6 +84,15 @@ impl CudaExec {
             .cu_function()
     }
 
+    /// `stream`'s capture has ended (or been thrown away): no stream of this
+    /// device captures any more, the ones that joined it included (the
+    /// device has at most one capture at a time, the front end sees to it).
+    pub(super) fn leave_capture(&mut self, stream: StreamId) {
+        debug_assert!(self.capturing.first().is_none_or(|s| *s == stream));
+        self.capturing.clear();
+        self.captured_events.clear();
+    }
+
     /// Records the start event of a timed operation on `stream`, unless
     /// timing is off or the stream is capturing (work in a graph is not timed).
     pub(super) fn timer_start(&mut self, stream: StreamId) -> Result<Option<Started>> {
@@ -125,8 +134,8 @@ impl Drop for CudaExec {
     /// otherwise still use, and the scratch of `sum_f32`. Other device
     /// memory is the front end's to free.
     fn drop(&mut self) {
-        for stream in std::mem::take(&mut self.capturing) {
-            self.abort_capture(stream);
+        if let Some(&origin) = self.capturing.first() {
+            self.abort_capture(origin);
         }
         let _ = self.ctx.bind_to_thread();
         for stream in &self.streams {

@@ -1,7 +1,7 @@
 //! The backend interface of the virtual GPU: each call's CPU cost, then its
 //! effect on the model (see the parent module for the model itself).
 
-use super::{Effect, Engine, Node, Pool, SEGMENT_ALIGN, VirtualGpu};
+use super::{Effect, Engine, Node, Pool, Recording, SEGMENT_ALIGN, VirtualGpu};
 use crate::error::{GpuError, Result};
 use crate::exec::{Copy, DeviceInfo, EventId, Exec, GraphId, HostId, Span};
 use crate::kernels::Kernel;
@@ -168,6 +168,11 @@ impl Exec for VirtualGpu {
 
     fn record_event(&mut self, event: EventId, stream: StreamId) -> Result<()> {
         self.spend(self.cal.api_call_ns);
+        if let Some(recording) = &mut self.capture
+            && recording.record(event, stream)
+        {
+            return Ok(());
+        }
         let done = self.cpu.max(*self.stream_ready(stream));
         self.events[event.0 as usize] = Some(done);
         Ok(())
@@ -175,6 +180,11 @@ impl Exec for VirtualGpu {
 
     fn wait_event(&mut self, stream: StreamId, event: EventId) -> Result<()> {
         self.spend(self.cal.api_call_ns);
+        if let Some(recording) = &mut self.capture
+            && recording.wait(stream, event)
+        {
+            return Ok(());
+        }
         if let Some(done) = self.events[event.0 as usize] {
             let ready = self.stream_ready(stream);
             *ready = (*ready).max(done);
@@ -228,38 +238,35 @@ impl Exec for VirtualGpu {
 
     fn begin_capture(&mut self, stream: StreamId) -> Result<()> {
         self.spend(self.cal.begin_capture_ns);
-        self.captures.insert(stream, Vec::new());
+        self.capture = Some(Recording::new(stream));
         Ok(())
     }
 
     fn end_capture(&mut self, stream: StreamId) -> Result<GraphId> {
-        let nodes = self.captures.remove(&stream).unwrap_or_default();
+        let nodes = match self.capture.take() {
+            Some(recording) if recording.origin == stream => recording.nodes,
+            other => {
+                self.capture = other;
+                Vec::new()
+            }
+        };
         self.spend(self.cal.end_capture_ns + self.cal.instantiate_node_ns * nodes.len() as u64);
         self.graphs.push(nodes);
         Ok(GraphId(self.graphs.len() as u32 - 1))
     }
 
     fn abort_capture(&mut self, stream: StreamId) {
-        self.captures.remove(&stream);
+        if self.capture.as_ref().is_some_and(|r| r.origin == stream) {
+            self.capture = None;
+        }
     }
 
     fn launch_graph(&mut self, graph: GraphId, stream: StreamId) -> Result<Span> {
         self.spend(self.cal.graph_launch_ns);
-        let nodes = self.graphs[graph.0 as usize].clone();
-        let mut first: Option<GpuSpan> = None;
-        let mut last = None;
-        for node in nodes {
-            let span = self.run_node(stream, node, true);
-            first.get_or_insert(span);
-            last = Some(span);
-        }
-        Ok(match (first, last) {
-            (Some(a), Some(b)) => Span::Known(GpuSpan {
-                start_ns: a.start_ns,
-                end_ns: b.end_ns,
-            }),
-            _ => Span::None,
-        })
+        let nodes = std::mem::take(&mut self.graphs[graph.0 as usize]);
+        let span = self.replay(&nodes, stream);
+        self.graphs[graph.0 as usize] = nodes;
+        Ok(span)
     }
 
     fn destroy_event(&mut self, event: EventId) {

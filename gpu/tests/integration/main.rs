@@ -10,6 +10,7 @@ mod support;
 
 mod blocking;
 mod capture;
+mod fork;
 mod kernels;
 mod races;
 mod trace;
