@@ -9,9 +9,13 @@
 //!    without waiting for the CPU); and a loop of steps back to back.
 //! 3. The setup: allocating, warming up and capturing the five graphs.
 //! 4. What a capture refuses: a `synchronize` inside it.
+//! 5. Two chains of kernels captured on one stream, and across two
+//!    streams (`fork`): the GPU time of a replay of each.
 //!
 //! CPU times come from the device's clock (modelled on the virtual GPU), GPU
 //! times from events.
+
+pub mod fork;
 
 use crate::{Summary, duration_text};
 use gpu::{Device, Stream, View};
@@ -90,6 +94,8 @@ pub struct Report {
     pub sync_in_capture: String,
     /// The error of `end_capture` after it.
     pub end_after_sync: String,
+    /// Two chains of kernels, captured on one stream and across two.
+    pub fork: fork::ForkJoin,
 }
 
 fn ns(d: Duration) -> f64 {
@@ -213,7 +219,7 @@ impl Step {
 
 /// GPU time of `step` measured with events while a 5 ms gate holds the
 /// stream: the whole step is queued before the GPU reaches it.
-fn gpu_time(
+pub(crate) fn gpu_time(
     stream: &Stream,
     reps: usize,
     mut step: impl FnMut(usize) -> Result<(), Error>,
@@ -290,6 +296,7 @@ pub fn run(device: &Device, command: &str, config: &Config) -> Result<Report, Er
     let loop_eager = back_to_back(device, &stream, n, |k| step.eager(&stream, rows(k)))?;
     let loop_graph = back_to_back(device, &stream, n, |k| step.replayed(&mut runner, rows(k)))?;
     let (sync_in_capture, end_after_sync) = sync_in_capture(&device.new_stream()?)?;
+    let fork = fork::measure(&stream, &device.new_stream()?, reps)?;
     Ok(Report {
         header: crate::header(device, command),
         empty_eager,
@@ -304,6 +311,7 @@ pub fn run(device: &Device, command: &str, config: &Config) -> Result<Report, Er
         setup,
         sync_in_capture,
         end_after_sync,
+        fork,
     })
 }
 
@@ -381,7 +389,23 @@ impl fmt::Display for Report {
         );
         let _ = writeln!(out, "a synchronize inside a capture");
         let _ = writeln!(out, "  synchronize: {}", self.sync_in_capture);
-        let _ = writeln!(out, "  end_capture: {}", self.end_after_sync);
+        let _ = writeln!(out, "  end_capture: {}\n", self.end_after_sync);
+        let _ = writeln!(
+            out,
+            "two chains of {} kernels of {}, replayed (GPU time behind a gate, events)",
+            fork::CHAIN,
+            duration_text(ns(fork::KERNEL))
+        );
+        let _ = writeln!(
+            out,
+            "  captured on one stream:                    {}",
+            range(&self.fork.one_stream)
+        );
+        let _ = writeln!(
+            out,
+            "  captured across two streams (fork, join):  {}",
+            range(&self.fork.two_streams)
+        );
         f.write_str(&out)
     }
 }

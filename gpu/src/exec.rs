@@ -92,7 +92,12 @@ impl Copy<'_> {
 /// Calls on a stream that is capturing (between `begin_capture` and
 /// `end_capture`) are recorded into the graph, not run; the front end only
 /// sends calls that can be captured (launches, memsets, pinned and
-/// device-to-device copies) to a capturing stream.
+/// device-to-device copies, event records and waits) to a capturing stream.
+/// A stream that waits for an event recorded on a capturing stream joins
+/// the capture (a fork), and its work is recorded into the same graph; each
+/// backend follows that itself (the driver does, and the virtual GPU
+/// records the edges). The front end ends a capture only once every stream
+/// that joined has been joined back.
 pub(crate) trait Exec {
     /// What the device is.
     fn info(&self) -> DeviceInfo;

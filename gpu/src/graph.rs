@@ -23,8 +23,11 @@ use crate::race::Range;
 /// once (a write if any node writes it), grouped under the first node that
 /// touches it.
 ///
-/// The nodes of a graph run in stream order, so they never race with one
-/// another; against other streams only the union of their accesses counts.
+/// The nodes of a graph never race with one another at replay: on one
+/// stream they run in order, and the branches of a capture across streams
+/// were checked against one another when it was captured. Against other
+/// streams, only the union of their accesses counts (the whole graph runs,
+/// and completes, on its stream).
 /// Merged, a replay costs the race checker a few ranges (one per buffer the
 /// graph uses) instead of every range of every node, so that a launch stays
 /// cheap whatever the number of kernels in it, as the driver's does.

@@ -142,6 +142,14 @@ impl Stream {
     /// Begins capturing this stream's work into a graph: until
     /// [`Stream::end_capture`], work queued here is recorded, not run.
     /// Nothing may block the CPU meanwhile.
+    ///
+    /// Another stream that waits for an event recorded here during the
+    /// capture joins it (a fork): its work becomes a branch of the same
+    /// graph, which replays beside this stream's. Every stream that joined
+    /// must be joined back (this stream waits for an event recorded there
+    /// after its last work) before `end_capture`, or it fails with
+    /// [`GpuError::CaptureUnjoined`]. A stream of the capture may wait only
+    /// for events recorded inside it.
     #[track_caller]
     pub fn begin_capture(&self) -> Result<()> {
         let site = CallSite::caller();

@@ -2,10 +2,14 @@
 //! run eagerly and replayed from graphs, drawn from the virtual GPU's trace
 //! on the same time scale; and one step of `count` kernels of any length,
 //! eager or replayed ([`crate::graphs::kernel_step`], the chapter's live
-//! timeline, whose figure is 200 empty kernels launched one by one).
+//! timeline, whose figure is 200 empty kernels launched one by one); and
+//! a capture across two streams ([`crate::graphs::fork`]): its two chains
+//! run on two streams, then replayed from a graph captured on one stream and
+//! from one captured across both.
 
 use super::{Live, virtual_device};
 use crate::duration_text;
+use crate::graphs::fork::{CHAIN, KERNEL, capture_two_chains};
 use crate::graphs::{Error, KernelStep, Timing, kernel_step};
 use gpu::{Backend, Device, SvgOptions};
 use graph_buffers::{MAX_ROWS, Model, Runner, WIDTH};
@@ -61,7 +65,46 @@ pub(super) fn all() -> Vec<(&'static str, String)> {
                 .expect("the kernels run on the virtual GPU")
                 .svg,
         ),
+        ("graphs-fork.svg", fork()),
     ]
+}
+
+/// The two chains of [`capture_two_chains`]: queued on two streams with a
+/// fork and a join, then replayed from the graph captured on one stream,
+/// then from the one captured across both, each after the other has ended.
+fn fork() -> String {
+    let device = Device::open(Backend::Virtual).expect("the virtual GPU opens");
+    let (s, t) = (device.new_stream().expect("a stream"), device.new_stream().expect("a stream"));
+    let chained = capture_two_chains(&s, None).expect("a capture on one stream");
+    let forked = capture_two_chains(&s, Some(&t)).expect("a capture across two");
+    s.synchronize().expect("setup done");
+    device.clear_trace();
+    let start = device.now().as_nanos() as u64;
+    let run = || -> gpu::Result<()> {
+        t.wait_event(&s.record_event()?)?;
+        for _ in 0..CHAIN {
+            s.spin(KERNEL)?;
+            t.spin(KERNEL)?;
+        }
+        s.wait_event(&t.record_event()?)?;
+        s.synchronize()?;
+        chained.launch()?;
+        s.synchronize()?;
+        forked.launch()?;
+        s.synchronize()
+    };
+    run().expect("the chains run");
+    let end = device.now().as_nanos() as u64;
+    let pad = (end - start) / 40;
+    let title = format!(
+        "Two chains of {CHAIN} kernels of {} on two streams, then replayed: captured on one stream, across two",
+        duration_text(KERNEL.as_nanos() as f64)
+    );
+    device.trace().to_svg(&SvgOptions {
+        width: 1000,
+        title: Some(title),
+        window_ns: Some((start, end + pad)),
+    })
 }
 
 /// Three steps on a fresh virtual GPU, eager or replayed, as an SVG timeline.
