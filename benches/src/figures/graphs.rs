@@ -74,7 +74,10 @@ pub(super) fn all() -> Vec<(&'static str, String)> {
 /// then from the one captured across both, each after the other has ended.
 fn fork() -> String {
     let device = Device::open(Backend::Virtual).expect("the virtual GPU opens");
-    let (s, t) = (device.new_stream().expect("a stream"), device.new_stream().expect("a stream"));
+    let (s, t) = (
+        device.new_stream().expect("a stream"),
+        device.new_stream().expect("a stream"),
+    );
     let chained = capture_two_chains(&s, None).expect("a capture on one stream");
     let forked = capture_two_chains(&s, Some(&t)).expect("a capture across two");
     s.synchronize().expect("setup done");
