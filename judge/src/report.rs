@@ -145,6 +145,31 @@ pub(crate) fn describe(outcome: &Outcome) -> String {
     }
 }
 
+/// What a failed check says happened and why: its outcome without the
+/// expectation (what happened, where, and the detail that explains it). A
+/// known-wrong variant's `says:` must be found here, so that a variant never
+/// counts as explained by the words of what the check expected.
+pub(crate) fn diagnosis(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Failed {
+            actual,
+            site,
+            detail,
+            ..
+        } => {
+            let mut text = actual.clone();
+            if let Some(site) = site {
+                text.push_str(&format!("\nat: {site}"));
+            }
+            if let Some(detail) = detail {
+                text.push_str(&format!("\n{detail}"));
+            }
+            text
+        }
+        other => describe(other),
+    }
+}
+
 /// A failure's first lines: what was expected, what happened, and where
 /// (none for another outcome).
 fn failure_head(outcome: &Outcome) -> Vec<String> {

@@ -29,12 +29,13 @@
 //! elsewhere; when a change touches those lines the patch no longer applies,
 //! and `judge verify` and `judge build` say which hunk to regenerate.
 //!
-//! It is caught when every check named by `fails` fails, and the failure
-//! text of at least one of them contains `says` (the diagnosis).
+//! It is caught when every check named by `fails` fails, and the diagnosis
+//! of at least one of them (what happened, where and why: not the words of
+//! what the check expected) contains `says`.
 
 use crate::course::Course;
 use crate::manifest::Exercise;
-use crate::report::{ExerciseReport, describe};
+use crate::report::{ExerciseReport, diagnosis};
 use crate::scratch;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -204,12 +205,15 @@ impl Variant {
             if check.outcome.passed() {
                 return Err(format!("`{name}` passed; it should catch this mistake"));
             }
-            diagnosis_seen |= describe(&check.outcome).contains(&self.says);
+            diagnosis_seen |= diagnosis(&check.outcome).contains(&self.says);
         }
         if diagnosis_seen {
             Ok(())
         } else {
-            Err(format!("the failing checks never say `{}`", self.says))
+            Err(format!(
+                "the failing checks never say `{}` in their diagnosis (what happened and why; the expectation does not count)",
+                self.says
+            ))
         }
     }
 }
@@ -217,6 +221,75 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::{CheckReport, Stage};
+    use judge_harness::{CheckInfo, Outcome};
+
+    /// A report of one failed check `a`, which expected `expected` and
+    /// says `actual` happened, because of `detail`.
+    fn report_failing(expected: &str, actual: &str, detail: &str) -> ExerciseReport {
+        let check = CheckReport {
+            info: CheckInfo {
+                name: "a".into(),
+                title: "t".into(),
+                section: "s".into(),
+                points: 1,
+            },
+            outcome: Outcome::Failed {
+                expected: expected.into(),
+                actual: actual.into(),
+                site: None,
+                detail: Some(detail.into()),
+            },
+            seconds: 0.0,
+        };
+        ExerciseReport {
+            id: 101,
+            title: "t".into(),
+            chapter: "c".into(),
+            max_points: 1,
+            backend: "virtual".into(),
+            stage: Stage::Checked {
+                checks: vec![check],
+            },
+            output: String::new(),
+            forged_lines: 0,
+            artifacts: Vec::new(),
+        }
+    }
+
+    fn variant_saying(says: &str) -> Variant {
+        Variant {
+            name: "v".into(),
+            path: PathBuf::from("v.rs"),
+            mistake: "m".into(),
+            fails: vec!["a".into()],
+            says: says.into(),
+            replaces: "src/lib.rs".into(),
+            patch: None,
+        }
+    }
+
+    #[test]
+    fn words_found_only_in_the_expectation_do_not_explain_a_variant() {
+        let report = report_failing(
+            "no pageable copy in the hot loop",
+            "step 3 took 2 ms",
+            "the CPU waited",
+        );
+        let err = variant_saying("pageable").judge(&report).unwrap_err();
+        assert!(
+            err.contains("never say `pageable` in their diagnosis"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn words_found_in_what_happened_or_why_explain_a_variant() {
+        let report = report_failing("e", "a pageable copy at src/lib.rs:3", "d");
+        assert_eq!(variant_saying("pageable").judge(&report), Ok(()));
+        let report = report_failing("e", "a", "the driver staged it: a pageable copy");
+        assert_eq!(variant_saying("pageable").judge(&report), Ok(()));
+    }
 
     fn variant_with(extra: &str) -> Result<Variant> {
         let dir = std::env::temp_dir().join(format!("judge-variant-{}", std::process::id()));

@@ -2,8 +2,8 @@
 //! rest is split off, and how a freed block merges with its neighbours.
 
 use super::support::{
-    ALLOC, FREE, KIB, MIB, S0, Sim, Size, ensure_at, ensure_block, ensure_rows, free, malloc, mb,
-    sim,
+    ALLOC, Because, FREE, KIB, MIB, S0, Sim, Size, at, bytes, ensure_at, ensure_block, ensure_rows,
+    free, malloc, mb, sim,
 };
 use caching_allocator::{Block, SMALL_BUFFER};
 use judge_harness::{Ctx, Failure, ensure_eq};
@@ -44,7 +44,13 @@ pub(super) fn best_fit_takes_the_smallest_then_lowest_address(_: &Ctx) -> Result
             &block,
             addr,
             &format!("best fit for malloc({request}) with {free_blocks}: {why}"),
-        )?;
+        )
+        .because(|| {
+            format!(
+                "it took the free block at {} instead: best fit takes the smallest free block that fits, and the lowest address among blocks of that size",
+                at(block.addr())
+            )
+        })?;
     }
     Ok(())
 }
@@ -82,7 +88,7 @@ pub(super) fn splits_small_blocks_when_512_bytes_remain(_: &Ctx) -> Result<(), F
         let _g = malloc(&mut a, 512, S0)?;
         free(&mut a, p)?;
         let q = malloc(&mut a, request, S0)?;
-        ensure_block(&q, 0, request, what)?;
+        ensure_block(&q, 0, request, what).because(|| small_split(q.size(), request))?;
         ensure_rows(&a, 0, &expected, what)?;
     }
     Ok(())
@@ -96,7 +102,8 @@ pub(super) fn splits_large_blocks_only_above_1_mib(_: &Ctx) -> Result<(), Failur
         0,
         mb(20),
         "malloc(19 MiB) in a new 20 MiB segment: only 1 MiB would remain, not more than 1 MiB, so the whole block is handed out",
-    )?;
+    )
+    .because(|| large_split(whole.size(), mb(20)))?;
     ensure_eq(
         Size(a.memory_allocated()),
         Size(mb(20)),
@@ -121,11 +128,33 @@ pub(super) fn splits_large_blocks_only_above_1_mib(_: &Ctx) -> Result<(), Failur
         mb(5),
         mb(15),
         "malloc(5 MiB) then malloc(14.5 MiB): the second takes the free 15 MiB whole (0.5 MiB would remain)",
-    )?;
+    )
+    .because(|| large_split(b.size(), mb(15)))?;
     ensure_eq(
         Size(a.memory_allocated()),
         Size(mb(20)),
         "memory_allocated after malloc(5 MiB) and malloc(14.5 MiB)",
+    )
+}
+
+/// Why a small block of `got` bytes is wrong for a request of `request`
+/// bytes from a 1.5 KiB free block.
+fn small_split(got: usize, request: usize) -> String {
+    let rule = "the small pool splits off the rest when at least 512 B remain";
+    if got > request {
+        format!("the block was handed out whole although {} would remain: {rule}", bytes(got - request))
+    } else {
+        format!("the block is {}: {rule}, and an exact fit leaves nothing to split", bytes(got))
+    }
+}
+
+/// Why a large block of `got` bytes is wrong where the whole free block of
+/// `whole` bytes should have been handed out.
+fn large_split(got: usize, whole: usize) -> String {
+    let rest = whole.saturating_sub(got);
+    format!(
+        "the block was split, leaving {} free: the large pool splits off the rest only when more than 1 MiB remains, and hands out the whole block otherwise",
+        bytes(rest)
     )
 }
 

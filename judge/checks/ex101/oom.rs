@@ -1,7 +1,9 @@
 //! Out of memory and statistics: the fragmentation OOM, the release and
 //! retry, the counters, and a refused free of another allocator's block.
 
-use super::support::{MIB, S0, S1, Sim, Size, at, bytes, ensure, ensure_at, free, malloc, mb, sim};
+use super::support::{
+    Because, MIB, S0, S1, Sim, Size, at, bytes, ensure, ensure_at, free, malloc, mb, sim,
+};
 use caching_allocator::{AllocError, SMALL_BUFFER, Stats};
 use judge_harness::{Ctx, Failure, ensure_eq};
 
@@ -60,11 +62,19 @@ pub(super) fn fragmentation_oom_explains_reserved_but_unallocated(_: &Ctx) -> Re
     let _big = malloc(&mut full, mb(30), S0)?;
     let err = full.malloc(mb(20), S0).err();
     let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
+    let is_oom = matches!(err, Some(AllocError::OutOfMemory { .. }));
     ensure(
-        matches!(err, Some(AllocError::OutOfMemory { .. })) && !text.contains("fragment"),
+        is_oom && !text.contains("fragment"),
         "malloc(20 MiB) with 30 MiB allocated of 40: OutOfMemory whose message does not blame fragmentation (nothing is reserved but unallocated, so no `fragment`)",
         || format!("{err:?}: `{text}`"),
-    )?;
+    )
+    .because(|| {
+        if is_oom {
+            "the message blames fragmentation although nothing is reserved but unallocated here (all 30 MiB reserved are allocated): name fragmentation only when the reserved but unallocated bytes could have held the request".into()
+        } else {
+            "the device has 10 MiB left and nothing is cached: a request of 20 MiB is OutOfMemory".into()
+        }
+    })?;
     free(&mut a, x[1].take().expect("allocated"))?;
     free(&mut a, x[3].take().expect("allocated"))?;
     let y = malloc(&mut a, mb(30), S0)?;
@@ -141,7 +151,10 @@ pub(super) fn statistics_follow_allocations(_: &Ctx) -> Result<(), Failure> {
         split(&a),
         (0, Size(0)),
         "(inactive_split, inactive_split_bytes) after freeing both: one unsplit free segment is not an inactive split",
-    )?;
+    )
+    .because(|| {
+        "the segment is one free block again, whole: inactive_split counts only the free blocks of a segment that is split into several blocks".into()
+    })?;
     let x = malloc(&mut a, mb(4), S0)?;
     let y = malloc(&mut a, mb(4), S0)?;
     a.record_stream(&y, S1);
@@ -188,11 +201,19 @@ pub(super) fn foreign_block_is_not_allocated(_: &Ctx) -> Result<(), Failure> {
     let before = (mine.snapshot(), mine.stats());
     for (block, addr) in [(y, 0), (z, mb(2) as u64)] {
         let result = mine.free(block);
+        let accepted = result.is_ok();
         ensure_eq(
             result,
             Err(AllocError::NotAllocated { addr }),
             "free of another allocator's block (its address may match one of ours)",
-        )?;
+        )
+        .because(|| {
+            if accepted {
+                "free accepted a block this allocator never handed out, because its address matches one of ours: free must find the block among its own allocated blocks, not trust the address alone".into()
+            } else {
+                "a block this allocator never handed out is NotAllocated, with its address".into()
+            }
+        })?;
         ensure_eq(
             (mine.snapshot(), mine.stats()),
             before.clone(),

@@ -2,7 +2,8 @@
 //! goes to, and how big a new segment is.
 
 use super::support::{
-    MIB, S0, Seg, Size, bytes, ensure, ensure_at, ensure_block, free, malloc, mb, segments, sim,
+    Because, MIB, S0, Seg, Size, bytes, ensure, ensure_at, ensure_block, free, malloc, mb,
+    segments, sim,
 };
 use caching_allocator::{LARGE_BUFFER, Pool, SMALL_BUFFER};
 use judge_harness::{Ctx, Failure, ensure_eq};
@@ -29,16 +30,32 @@ pub(super) fn rounds_requests_to_512(_: &Ctx) -> Result<(), Failure> {
             &format!(
                 "malloc({request}) rounds up to a multiple of 512 (at least 512) and takes the front of the small segment's free block"
             ),
-        )?;
+        )
+        .because(|| rounding(request, block.size()))?;
         next += rounded;
     }
     Ok(())
+}
+
+/// Why `got` bytes are wrong for a request of `request` bytes.
+fn rounding(request: usize, got: usize) -> String {
+    let rule = "a request rounds up to the next multiple of 512 B, and to 512 B at least";
+    if request > 0 && request.is_multiple_of(512) && got > request {
+        format!("{request} B is already a multiple of 512 and keeps its size, yet it got {}: {rule}", bytes(got))
+    } else {
+        format!("it got {}: {rule}", bytes(got))
+    }
 }
 
 pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
     let mut a = sim(mb(64));
     let one = malloc(&mut a, MIB, S0)?;
     let above = malloc(&mut a, MIB + 1, S0)?;
+    let pool_of_one = a
+        .snapshot()
+        .iter()
+        .find(|s| s.base <= one.addr() && one.addr() < s.base + s.size as u64)
+        .map(|s| s.pool);
     ensure_eq(
         segments(&a),
         vec![
@@ -46,7 +63,11 @@ pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
             Seg(mb(2) as u64, LARGE_BUFFER, S0, Pool::Large),
         ],
         "the segments after malloc(1 MiB) and malloc(1 MiB + 1 B): 1 MiB is small, anything above is large",
-    )?;
+    )
+    .because(|| match pool_of_one {
+        Some(Pool::Large) => "the 1 MiB request went to the large pool: the small pool takes every request up to 1 MiB, that size included, and the large pool only larger ones".into(),
+        _ => "the small pool takes every request up to 1 MiB, the large pool larger ones, each in segments of its own".into(),
+    })?;
     ensure_block(
         &above,
         mb(2),
@@ -63,6 +84,18 @@ pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
     )?;
     let small = malloc(&mut a, 4096, S0)?;
     ensure_at(&small, 0, "malloc(4 KiB) then comes from the small pool")
+}
+
+/// The segment-size rule that applies to a request of `request` bytes.
+fn segment_rule(request: usize) -> String {
+    let rounded = request.max(1).next_multiple_of(512);
+    if rounded <= MIB {
+        format!("{} is a small request (up to 1 MiB): a new small segment is always 2 MiB", bytes(request))
+    } else if rounded < mb(10) {
+        format!("{} is under 10 MiB: a new large segment for it is 20 MiB, to be shared by later requests", bytes(request))
+    } else {
+        format!("{} is 10 MiB or more: it gets a segment of its own, its size rounded up to a multiple of 2 MiB", bytes(request))
+    }
 }
 
 pub(super) fn sizes_new_segments(_: &Ctx) -> Result<(), Failure> {
@@ -98,7 +131,8 @@ pub(super) fn sizes_new_segments(_: &Ctx) -> Result<(), Failure> {
                         .join(", ")
                 )
             },
-        )?;
+        )
+        .because(|| segment_rule(request))?;
     }
     let mut a = sim(mb(64));
     ensure_block(

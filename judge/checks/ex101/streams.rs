@@ -2,8 +2,8 @@
 //! used by other streams waits for them, and `empty_cache` waits too.
 
 use super::support::{
-    ALLOC, FREE, MIB, PEND, S0, S1, S2, S3, Seg, Size, at, ensure, ensure_at, ensure_rows, free,
-    malloc, mb, segments, sim,
+    ALLOC, Because, FREE, MIB, PEND, S0, S1, S2, S3, Seg, Size, at, ensure, ensure_at, ensure_rows,
+    free, malloc, mb, segments, sim,
 };
 use caching_allocator::{LARGE_BUFFER, Pool, SMALL_BUFFER};
 use judge_harness::{Ctx, Failure, ensure_eq};
@@ -17,7 +17,8 @@ pub(super) fn keeps_free_blocks_per_stream(_: &Ctx) -> Result<(), Failure> {
         &y,
         mb(2),
         "malloc(4 KiB) on stream 1 after a block of stream 0 was freed: a new small segment for stream 1, not stream 0's block",
-    )?;
+    )
+    .because(|| per_stream(y.addr() == 0))?;
     let z = malloc(&mut a, 4096, S0)?;
     ensure_at(&z, 0, "malloc(4 KiB) on stream 0 reuses its freed block")?;
     let l = malloc(&mut a, mb(5), S0)?;
@@ -28,13 +29,24 @@ pub(super) fn keeps_free_blocks_per_stream(_: &Ctx) -> Result<(), Failure> {
         &m,
         mb(24),
         "malloc(5 MiB) on stream 1 after stream 0 freed its 5 MiB: a new large segment for stream 1",
-    )?;
+    )
+    .because(|| per_stream(m.addr() == mb(4) as u64))?;
     let streams: Vec<u32> = a.snapshot().iter().map(|s| s.stream.0).collect();
     ensure_eq(
         streams,
         vec![0, 1, 0, 1],
         "the streams of the segments, by address",
     )
+}
+
+/// Why a block is wrong for a request of stream 1; `shared`: it is the one
+/// stream 0 freed.
+fn per_stream(shared: bool) -> String {
+    if shared {
+        "stream 1 was handed the block stream 0 freed: each stream has its own free blocks, and a block freed on one stream is never handed to another (its later work is not ordered after the other stream's)".into()
+    } else {
+        "each stream has its own free blocks and segments: a request of a stream with no free block that fits opens a new segment for it".into()
+    }
 }
 
 pub(super) fn record_stream_defers_reuse_until_the_stream_finishes(_: &Ctx) -> Result<(), Failure> {
@@ -65,7 +77,10 @@ pub(super) fn record_stream_defers_reuse_until_the_stream_finishes(_: &Ctx) -> R
         &z,
         0,
         "after stream 1 finishes, the next malloc(1 MiB) notices its event and reuses the block",
-    )?;
+    )
+    .because(|| {
+        "stream 1 has finished, so the pending block's event has completed, yet malloc did not reuse it: malloc polls the events of pending frees first, and a block whose events have all completed is free again".into()
+    })?;
     let w = malloc(&mut a, 4096, S0)?;
     ensure_at(
         &w,
@@ -120,11 +135,19 @@ pub(super) fn empty_cache_waits_for_pending_frees(_: &Ctx) -> Result<(), Failure
     free(&mut a, s)?;
     free(&mut a, l1)?;
     a.empty_cache();
+    let kept = segments(&a);
     ensure_eq(
-        segments(&a),
+        kept.clone(),
         vec![Seg(mb(2) as u64, LARGE_BUFFER, S0, Pool::Large)],
         "segments after empty_cache: it waits for stream 3, so the small segment is wholly free and returned, and the large one still holds an allocated block",
-    )?;
+    )
+    .because(|| {
+        if kept.iter().any(|s| s.3 == Pool::Small) {
+            "the small segment was kept although its only block was merely pending on stream 3: empty_cache first waits for the pending frees, and then returns every segment that is wholly free".into()
+        } else {
+            "empty_cache returns exactly the wholly free segments: one that still holds an allocated block stays".into()
+        }
+    })?;
     let (m2, m7, m12) = (mb(2) as u64, mb(7) as u64, mb(12) as u64);
     ensure_rows(
         &a,

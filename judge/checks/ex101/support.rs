@@ -80,15 +80,17 @@ impl std::fmt::Debug for Seg {
     }
 }
 
+/// A block state for people.
+fn state(state: BlockState) -> &'static str {
+    match state {
+        BlockState::Allocated => "allocated",
+        BlockState::PendingFree => "pending free",
+        BlockState::Free => "free",
+    }
+}
+
 pub(super) fn render(rows: &[Row]) -> String {
-    let row = |&(addr, size, state): &Row| {
-        let state = match state {
-            BlockState::Allocated => "allocated",
-            BlockState::PendingFree => "pending free",
-            BlockState::Free => "free",
-        };
-        format!("{} {state} at {}", bytes(size), at(addr))
-    };
+    let row = |&(addr, size, s): &Row| format!("{} {} at {}", bytes(size), state(s), at(addr));
     format!("[{}]", rows.iter().map(row).collect::<Vec<_>>().join(", "))
 }
 
@@ -162,10 +164,86 @@ pub(super) fn ensure_rows(
     if actual == expected {
         return Ok(());
     }
-    Err(Failure::new(
-        format!("{what}: {}", render(expected)),
-        render(&actual),
-    ))
+    Err(Failure::new(format!("{what}: {}", render(expected)), render(&actual))
+        .detail(layout_diagnosis(expected, &actual)))
+}
+
+/// Which layout rule a segment's blocks break, from how they differ from
+/// the expected ones: unmerged neighbours, a split that handed out the back,
+/// a block split or not split against the pool's rule, a wrong state.
+pub(super) fn layout_diagnosis(expected: &[Row], actual: &[Row]) -> String {
+    const SPLIT: &str = "the small pool splits off the rest when at least 512 B remain, the large pool only when more than 1 MiB remains";
+    if let Some(w) = actual.windows(2).find(|w| w[0].2 == FREE && w[1].2 == FREE) {
+        return format!(
+            "the free blocks at {} and {} lie side by side, not merged: a freed block merges with the free block before it and with the one after it",
+            at(w[0].0),
+            at(w[1].0)
+        );
+    }
+    let pending_at = |rows: &[Row], addr: u64| rows.iter().any(|r| r.0 == addr && r.2 == PEND);
+    if let Some(a) = actual.iter().find(|a| a.2 == PEND && !pending_at(expected, a.0)) {
+        return format!(
+            "the block at {} is pending free where it should be free: a freed block stays pending only while a stream other than its own may still use it (recorded with `record_stream`, its event not yet complete), and is free otherwise",
+            at(a.0)
+        );
+    }
+    if let Some(e) = expected.iter().find(|e| e.2 == PEND && !pending_at(actual, e.0)) {
+        return format!(
+            "the block at {} should still be pending free: a stream recorded on it with `record_stream` has not finished, and until its event completes the block is neither reused nor merged",
+            at(e.0)
+        );
+    }
+    let sorted_sizes = |rows: &[Row]| {
+        let mut sizes: Vec<usize> = rows.iter().map(|r| r.1).collect();
+        sizes.sort_unstable();
+        sizes
+    };
+    let same_places = || actual.iter().zip(expected).all(|(a, e)| (a.0, a.1) == (e.0, e.1));
+    match actual.len().cmp(&expected.len()) {
+        std::cmp::Ordering::Less => format!(
+            "a block was handed out whole where the rest should have been split off: {SPLIT}"
+        ),
+        std::cmp::Ordering::Greater => format!(
+            "the rest of a block was split off where the block should have been handed out whole: {SPLIT}"
+        ),
+        _ if sorted_sizes(actual) != sorted_sizes(expected) => format!(
+            "the blocks have other sizes: requests round up to a multiple of 512 B, and {SPLIT}"
+        ),
+        _ if same_places() => {
+            let (a, e) = actual
+                .iter()
+                .zip(expected)
+                .find(|(a, e)| a.2 != e.2)
+                .expect("the rows differ");
+            format!(
+                "the block at {} is {} where it should be {}: a freed block stays pending only while a stream other than its own may still use it (recorded with `record_stream`, its event not yet complete), and is free otherwise",
+                at(a.0),
+                state(a.2),
+                state(e.2)
+            )
+        }
+        _ => "the same blocks lie in other places: a split hands out the front of the free block and keeps the rest, free, after it".into(),
+    }
+}
+
+/// Gives a failure its diagnosis: why what happened is wrong, naming the
+/// chapter's rule that broke. A diagnosis already there stays, first.
+pub(super) trait Because<T> {
+    /// The failure, if it is one, with `why` as (the end of) its diagnosis.
+    fn because(self, why: impl FnOnce() -> String) -> Result<T, Failure>;
+}
+
+impl<T> Because<T> for Result<T, Failure> {
+    fn because(self, why: impl FnOnce() -> String) -> Result<T, Failure> {
+        self.map_err(|mut failure| {
+            let why = why();
+            failure.detail = Some(match failure.detail.take() {
+                Some(first) => format!("{first}\n{why}"),
+                None => why,
+            });
+            failure
+        })
+    }
 }
 
 /// The segments, by address.
