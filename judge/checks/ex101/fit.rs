@@ -142,9 +142,15 @@ pub(super) fn splits_large_blocks_only_above_1_mib(_: &Ctx) -> Result<(), Failur
 fn small_split(got: usize, request: usize) -> String {
     let rule = "the small pool splits off the rest when at least 512 B remain";
     if got > request {
-        format!("the block was handed out whole although {} would remain: {rule}", bytes(got - request))
+        format!(
+            "the block was handed out whole although {} would remain: {rule}",
+            bytes(got - request)
+        )
     } else {
-        format!("the block is {}: {rule}, and an exact fit leaves nothing to split", bytes(got))
+        format!(
+            "the block is {}: {rule}, and an exact fit leaves nothing to split",
+            bytes(got)
+        )
     }
 }
 

@@ -41,7 +41,10 @@ pub(super) fn rounds_requests_to_512(_: &Ctx) -> Result<(), Failure> {
 fn rounding(request: usize, got: usize) -> String {
     let rule = "a request rounds up to the next multiple of 512 B, and to 512 B at least";
     if request > 0 && request.is_multiple_of(512) && got > request {
-        format!("{request} B is already a multiple of 512 and keeps its size, yet it got {}: {rule}", bytes(got))
+        format!(
+            "{request} B is already a multiple of 512 and keeps its size, yet it got {}: {rule}",
+            bytes(got)
+        )
     } else {
         format!("it got {}: {rule}", bytes(got))
     }
@@ -90,11 +93,20 @@ pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
 fn segment_rule(request: usize) -> String {
     let rounded = request.max(1).next_multiple_of(512);
     if rounded <= MIB {
-        format!("{} is a small request (up to 1 MiB): a new small segment is always 2 MiB", bytes(request))
+        format!(
+            "{} is a small request (up to 1 MiB): a new small segment is always 2 MiB",
+            bytes(request)
+        )
     } else if rounded < mb(10) {
-        format!("{} is under 10 MiB: a new large segment for it is 20 MiB, to be shared by later requests", bytes(request))
+        format!(
+            "{} is under 10 MiB: a new large segment for it is 20 MiB, to be shared by later requests",
+            bytes(request)
+        )
     } else {
-        format!("{} is 10 MiB or more: it gets a segment of its own, its size rounded up to a multiple of 2 MiB", bytes(request))
+        format!(
+            "{} is 10 MiB or more: it gets a segment of its own, its size rounded up to a multiple of 2 MiB",
+            bytes(request)
+        )
     }
 }
 

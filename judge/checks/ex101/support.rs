@@ -164,8 +164,10 @@ pub(super) fn ensure_rows(
     if actual == expected {
         return Ok(());
     }
-    Err(Failure::new(format!("{what}: {}", render(expected)), render(&actual))
-        .detail(layout_diagnosis(expected, &actual)))
+    Err(
+        Failure::new(format!("{what}: {}", render(expected)), render(&actual))
+            .detail(layout_diagnosis(expected, &actual)),
+    )
 }
 
 /// Which layout rule a segment's blocks break, from how they differ from
@@ -181,13 +183,19 @@ pub(super) fn layout_diagnosis(expected: &[Row], actual: &[Row]) -> String {
         );
     }
     let pending_at = |rows: &[Row], addr: u64| rows.iter().any(|r| r.0 == addr && r.2 == PEND);
-    if let Some(a) = actual.iter().find(|a| a.2 == PEND && !pending_at(expected, a.0)) {
+    if let Some(a) = actual
+        .iter()
+        .find(|a| a.2 == PEND && !pending_at(expected, a.0))
+    {
         return format!(
             "the block at {} is pending free where it should be free: a freed block stays pending only while a stream other than its own may still use it (recorded with `record_stream`, its event not yet complete), and is free otherwise",
             at(a.0)
         );
     }
-    if let Some(e) = expected.iter().find(|e| e.2 == PEND && !pending_at(actual, e.0)) {
+    if let Some(e) = expected
+        .iter()
+        .find(|e| e.2 == PEND && !pending_at(actual, e.0))
+    {
         return format!(
             "the block at {} should still be pending free: a stream recorded on it with `record_stream` has not finished, and until its event completes the block is neither reused nor merged",
             at(e.0)
@@ -198,7 +206,12 @@ pub(super) fn layout_diagnosis(expected: &[Row], actual: &[Row]) -> String {
         sizes.sort_unstable();
         sizes
     };
-    let same_places = || actual.iter().zip(expected).all(|(a, e)| (a.0, a.1) == (e.0, e.1));
+    let same_places = || {
+        actual
+            .iter()
+            .zip(expected)
+            .all(|(a, e)| (a.0, a.1) == (e.0, e.1))
+    };
     match actual.len().cmp(&expected.len()) {
         std::cmp::Ordering::Less => format!(
             "a block was handed out whole where the rest should have been split off: {SPLIT}"

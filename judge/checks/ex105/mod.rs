@@ -30,7 +30,7 @@ pub(crate) const CHECKS: &[Check] = &[
     ),
     check!(
         median::the_median_is_the_gpu_time,
-        "the median is within 2% of the GPU time of a run, whatever one slow run took",
+        "the median is the middle sample, within 2% of the GPU time of a run, whatever one slow run took",
         "cpu-and-gpu.md#timing-gpu-work",
         25,
     ),

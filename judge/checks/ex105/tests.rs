@@ -140,3 +140,32 @@ fn the_plan_and_the_work_are_what_the_statement_says() {
     assert_eq!((PLAN.warmup, PLAN.reps), (2, 9));
     assert_eq!((WORK.m, WORK.n, WORK.k), (4096, 4096, 4096));
 }
+
+/// A right measurement reporting the second smallest sample as its median:
+/// within 2% of the GPU time, since nearly every run takes the same.
+fn second_smallest_as_median(
+    stream: &Stream,
+    plan: Plan,
+    work: Matmul,
+    run: &mut dyn FnMut(&Stream) -> gpu::Result<()>,
+) -> gpu::Result<Timing> {
+    let mut timing = synchronized_cpu_clock(stream, plan, work, run)?;
+    let mut sorted = timing.samples_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    timing.median_ms = sorted[1];
+    timing.flops_per_s = 2.0 * (work.m * work.n * work.k) as f64 / (sorted[1] / 1e3);
+    Ok(timing)
+}
+
+#[test]
+fn a_median_that_is_not_the_middle_sample_fails_with_its_rank() {
+    REPLACEMENT.with(|r| r.set(Some(second_smallest_as_median)));
+    let (outcome, _) = crate::tests::run(105, "the_median_is_the_gpu_time", None);
+    REPLACEMENT.with(|r| r.set(None));
+    let text = format!("{outcome:?}");
+    assert!(!outcome.passed(), "{text}");
+    assert!(
+        text.contains("sample 2 of 9 once sorted, not the middle one (5)"),
+        "{text}"
+    );
+}

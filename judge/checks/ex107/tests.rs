@@ -320,3 +320,35 @@ fn waits_are_far_from_returns_on_the_virtual_gpu() {
 fn waits_are_far_from_returns_on_the_gpu() {
     waits_are_far_from_returns(Backend::Cuda, &[COURSE_SEED, 1, 2, 3]);
 }
+
+/// The solution, except that a copy of exactly `slot_bytes` counts as too
+/// large for a slot (`>=` for `>`): a mistake the programs never show, since
+/// their sizes stay well inside each class.
+fn slot_sized_copies_wait(call: &Call, staging: &Staging) -> Wait {
+    match call.op {
+        which_calls_wait::Op::Copy {
+            direction: Direction::HostToDevice,
+            memory: Memory::Pageable,
+            bytes,
+        } if bytes == staging.slot_bytes && call.ahead.stream_busy => Wait::Stream,
+        _ => which_calls_wait::predict(call, staging),
+    }
+}
+
+#[test]
+fn the_edges_of_the_staging_rules_pass_the_solution_and_catch_an_off_by_one() {
+    let staging = default_staging();
+    assert_eq!(
+        super::verdict::edges(&staging, &mut which_calls_wait::predict),
+        Ok(())
+    );
+    let run = run_of(COURSE_SEED);
+    assert!(
+        passes(&run, &mut slot_sized_copies_wait),
+        "the programs alone never reach the edge"
+    );
+    let failure = super::verdict::edges(&staging, &mut slot_sized_copies_wait).unwrap_err();
+    assert!(failure.actual.contains("`Stream`"), "{failure:?}");
+    let detail = failure.detail.unwrap_or_default();
+    assert!(detail.contains("exactly `slot_bytes`"), "{detail}");
+}

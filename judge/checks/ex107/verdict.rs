@@ -168,5 +168,75 @@ pub(super) fn copies_to_the_host_wait_for_their_stream_unless_pinned(
 }
 
 pub(super) fn copies_from_the_host_follow_the_staging_rules(ctx: &Ctx) -> Result<(), Failure> {
-    check(ctx, Family::FromHost)
+    check(ctx, Family::FromHost)?;
+    edges(&run(ctx)?.staging, &mut which_calls_wait::predict)
+}
+
+/// The sizes at the edges of the staging rules, which the programs' sizes
+/// (drawn well inside each class) never hit: a pageable upload of exactly
+/// `inline_bytes` and one byte more, of exactly `slot_bytes` and one byte
+/// more, on a busy stream with every slot free and with every slot in use.
+/// What the rules say of each (the statement: "at most `inline_bytes`", "a
+/// slot holds `slot_bytes`"), not measured: the programs measured the rules.
+pub(crate) fn edges(staging: &Staging, predict: Predict<'_>) -> Result<(), Failure> {
+    use which_calls_wait::{Ahead, Memory, Op};
+    let (inline, slot) = (staging.inline_bytes, staging.slot_bytes);
+    for in_use in [0, staging.slots] {
+        let full = in_use >= staging.slots;
+        let staged = if full {
+            Wait::StagingSlot
+        } else {
+            Wait::Nothing
+        };
+        for (bytes, truth, class) in [
+            (
+                inline,
+                Wait::Nothing,
+                "at most `inline_bytes`: it travels in the command stream",
+            ),
+            (
+                inline + 1,
+                staged,
+                "over `inline_bytes` and at most `slot_bytes`: it takes a slot, waiting for one when every slot is in use",
+            ),
+            (
+                slot,
+                staged,
+                "exactly `slot_bytes`: it fits a slot, so it takes one, waiting for one when every slot is in use",
+            ),
+            (
+                slot + 1,
+                Wait::Stream,
+                "over `slot_bytes`: it fits no slot, so it waits for its stream",
+            ),
+        ] {
+            let call = Call {
+                op: Op::Copy {
+                    direction: Direction::HostToDevice,
+                    memory: Memory::Pageable,
+                    bytes,
+                },
+                ahead: Ahead {
+                    stream_busy: true,
+                    event_pending: false,
+                    device_busy: true,
+                    staging_slots_in_use: in_use,
+                },
+            };
+            let said = predict(&call, staging);
+            if said != truth {
+                return Err(Failure::new(
+                    format!(
+                        "`{truth:?}` for a pageable copy to the device of exactly {bytes} bytes on a busy stream with {in_use} of {} staging slots in use",
+                        staging.slots
+                    ),
+                    format!("you said `{said:?}`"),
+                )
+                .detail(format!(
+                    "the rule at the edge: a copy of {class} (inline_bytes = {inline}, slot_bytes = {slot}); see hidden-syncs.md#pageable-copies"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
