@@ -25,7 +25,14 @@ pub(crate) struct SyncCall {
     pub(crate) bytes: u64,
     /// The learner's file and line.
     pub(crate) site: CallSite,
+    /// For a query called again and again in one step (a CPU that polls
+    /// until the GPU is done), how many times; 0 for a call that can block.
+    pub(crate) polls: usize,
 }
+
+/// A query called this many times from one line in one step is a loop that
+/// polls the GPU: the CPU waits for it as surely as with a synchronize.
+const POLLING: usize = 3;
 
 /// The blocking calls of steps `from..marks.len() - 1`, where `marks[t]` is
 /// the trace mark taken just before step `t` and the last mark follows the
@@ -34,20 +41,43 @@ pub(crate) fn blocking_calls(trace: &Trace, marks: &[u64], from: usize) -> Vec<S
     let mut calls = Vec::new();
     for (step, window) in marks.windows(2).enumerate().skip(from) {
         let entries = trace.since(window[0]);
+        let mut queries: Vec<(SyncCall, usize)> = Vec::new();
         for e in entries.iter().take_while(|e| e.seq < window[1]) {
+            let call = |reason, polls| SyncCall {
+                step,
+                name: e.name.clone(),
+                op: e.op,
+                reason,
+                bytes: e.bytes,
+                site: e.site,
+                polls,
+            };
             if let Some(reason) = e.blocking {
-                calls.push(SyncCall {
-                    step,
-                    name: e.name.clone(),
-                    op: e.op,
-                    reason,
-                    bytes: e.bytes,
-                    site: e.site,
-                });
+                calls.push(call(reason, 0));
+            } else if let Some(reason) = polled(e.op) {
+                match queries.iter_mut().find(|(q, _)| q.site == e.site) {
+                    Some((_, n)) => *n += 1,
+                    None => queries.push((call(reason, 0), 1)),
+                }
             }
         }
+        calls.extend(
+            queries
+                .into_iter()
+                .filter(|&(_, n)| n >= POLLING)
+                .map(|(q, n)| SyncCall { polls: n, ..q }),
+        );
     }
     calls
+}
+
+/// The wait a query stands for when the CPU calls it in a loop.
+fn polled(op: OpKind) -> Option<BlockReason> {
+    match op {
+        OpKind::EventQuery => Some(BlockReason::EventSynchronize),
+        OpKind::StreamQuery => Some(BlockReason::StreamSynchronize),
+        _ => None,
+    }
 }
 
 /// Whether step `t` ends a log window of `every` steps.
@@ -58,6 +88,12 @@ pub(crate) fn ends_window(step: usize, every: usize) -> bool {
 /// What kind of sync a call is, in the words of the chapter, and the
 /// chapter section about it.
 pub(crate) fn kind(call: &SyncCall) -> (&'static str, &'static str) {
+    if call.polls > 0 {
+        return (
+            "a CPU that polls `query()` in a loop until the GPU is done: it waits for the GPU as surely as a synchronize, and burns a core doing it (where the CPU needs the result, `Event::synchronize` waits without spinning)",
+            "hidden-syncs.md#cpu-waits-and-gpu-waits",
+        );
+    }
     match call.reason {
         BlockReason::PageableDeviceToHost if call.bytes <= 8 => (
             "a device value read to the host every step (the `.item()` habit)",
@@ -114,11 +150,14 @@ pub(crate) fn render(calls: &[SyncCall], from: usize, to: usize, every: usize) -
         }
     }
     for (call, steps) in sites {
+        let size = match call.polls {
+            0 => format!("{} bytes", call.bytes),
+            n => format!("called {n} times in a step"),
+        };
         text.push_str(&format!(
-            "{}: `{}` ({} bytes) at {}: {}\n",
+            "{}: `{}` ({size}) at {}: {}\n",
             steps_text(&steps, from, to),
             call.name,
-            call.bytes,
             call.site,
             kind(call).0
         ));
@@ -155,6 +194,16 @@ pub(crate) fn problem(
             format!(
                 "step {} is not a log boundary, yet `{}` at {} can make the CPU wait: {what}; see {section}",
                 call.step, call.name, call.site
+            ),
+            Some(call),
+        ));
+    }
+    if let Some(call) = calls.iter().find(|c| c.polls > 0) {
+        let (what, section) = kind(call);
+        return Some((
+            format!(
+                "step {} waits for the GPU by calling `{}` at {} {} times: {what}; see {section}",
+                call.step, call.name, call.site, call.polls
             ),
             Some(call),
         ));

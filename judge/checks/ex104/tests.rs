@@ -66,3 +66,30 @@ fn calls_of(trace: &Trace, marks: &[u64], t: usize) -> String {
     }
     text
 }
+
+/// A loop of `query()` until the GPU is done is a wait, with its own
+/// diagnosis and its line; one query in a step is not.
+#[test]
+fn a_cpu_that_polls_waits_and_the_report_says_so() {
+    use super::report::{blocking_calls, problem, render};
+    let device = crate::tests::device(gpu::Backend::Virtual);
+    let s = device.new_stream().unwrap();
+    let start = device.trace_mark();
+    s.spin(std::time::Duration::from_micros(200)).unwrap();
+    let done = s.record_event().unwrap();
+    let poll_line = line!() + 1;
+    while !done.query().unwrap() {}
+    let between = device.trace_mark();
+    s.spin(std::time::Duration::from_micros(200)).unwrap();
+    let _ = s.record_event().unwrap().query().unwrap();
+    let end = device.trace_mark();
+    s.synchronize().unwrap();
+    let calls = blocking_calls(&device.trace(), &[start, between, end], 0);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!((calls[0].step, calls[0].site.line), (0, poll_line));
+    assert!(calls[0].polls >= 3, "{calls:?}");
+    let (what, call) = problem(&calls, 0, 2, 1).expect("polling is a problem");
+    assert!(what.contains("polls `query()` in a loop"), "{what}");
+    assert_eq!(call.map(|c| c.site.line), Some(poll_line));
+    assert!(render(&calls, 0, 2, 1).contains("times in a step"));
+}
