@@ -133,3 +133,11 @@ pub(crate) const CHECKS: &[Check] = &[
         8,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_solution_passes_every_check() {
+        crate::tests::passes_every_check(101);
+    }
+}

@@ -89,3 +89,8 @@ fn one_steady_state_step_on_any_backend() {
         render(&steady_step(Backend::Auto), false)
     );
 }
+
+#[test]
+fn the_solution_passes_every_check() {
+    crate::tests::passes_every_check(102);
+}

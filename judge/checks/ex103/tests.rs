@@ -87,3 +87,8 @@ fn one_steady_state_step_on_cuda() {
     let _snapshots = crate::tests::snapshots(103).bind_to_scope();
     insta::assert_snapshot!("one_step_redacted", render(&step, true));
 }
+
+#[test]
+fn the_solution_passes_every_check() {
+    crate::tests::passes_every_check(103);
+}
