@@ -75,6 +75,8 @@ pub(super) fn fragmentation_oom_explains_reserved_but_unallocated(_: &Ctx) -> Re
             "the device has 10 MiB left and nothing is cached: a request of 20 MiB is OutOfMemory".into()
         }
     })?;
+    idle_exactly_the_request()?;
+    oom_fields_of_every_size_class()?;
     free(&mut a, x[1].take().expect("allocated"))?;
     free(&mut a, x[3].take().expect("allocated"))?;
     let y = malloc(&mut a, mb(30), S0)?;
@@ -88,6 +90,94 @@ pub(super) fn fragmentation_oom_explains_reserved_but_unallocated(_: &Ctx) -> Re
         (Size(mb(30)), 2),
         "(memory_reserved, num_alloc_retries) after that",
     )
+}
+
+/// Reserved but unallocated bytes exactly equal to the request: the memory
+/// is there, cut up, so the message names fragmentation ("at least the
+/// request", not "more than").
+fn idle_exactly_the_request() -> Result<(), Failure> {
+    let mut a = sim(mb(40));
+    let mut x = Vec::new();
+    for _ in 0..4 {
+        x.push(malloc(&mut a, mb(8), S0)?);
+    }
+    free(&mut a, x.remove(0))?;
+    let err = a.malloc(mb(16), S0).err();
+    let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
+    ensure(
+        matches!(err, Some(AllocError::OutOfMemory { .. })) && text.contains("fragment"),
+        "malloc(16 MiB) with 24 MiB allocated in 40 MiB reserved: OutOfMemory whose message names fragmentation (16 MiB reserved but unallocated, exactly the request)",
+        || format!("{err:?}: `{text}`"),
+    )
+    .because(|| {
+        "reserved but unallocated (16 MiB) is at least the request (16 MiB): the memory is there but cut up, so the message names fragmentation whenever the idle bytes are at least the request, equal included".into()
+    })
+}
+
+/// `OutOfMemory` on an empty allocator whose device is too small for the
+/// request's new segment, for a request of each size class: `requested` is
+/// the request rounded to 512 bytes, never the segment asked of the driver.
+fn oom_fields_of_every_size_class() -> Result<(), Failure> {
+    for (request, device) in [(1000, MIB), (mb(5), mb(16)), (mb(12) + 1, mb(8))] {
+        let rounded = request.next_multiple_of(512);
+        let mut a = sim(device);
+        let got = a.malloc(request, S0).err();
+        let expected = AllocError::OutOfMemory {
+            requested: rounded,
+            allocated: 0,
+            reserved: 0,
+        };
+        let segment = match got {
+            Some(AllocError::OutOfMemory { requested, .. }) => requested != rounded,
+            _ => false,
+        };
+        ensure_eq(
+            got,
+            Some(expected),
+            &format!(
+                "malloc({}) on an empty allocator over a {} device",
+                bytes(request),
+                bytes(device)
+            ),
+        )
+        .because(|| {
+            if segment {
+                format!(
+                    "`requested` must be the request rounded to 512 B ({}), what the caller asked for, not the segment the allocator asked the driver for",
+                    bytes(rounded)
+                )
+            } else {
+                "nothing is allocated or reserved, and the request's new segment does not fit the device: OutOfMemory".into()
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// With a block the wait for pending frees releases, in a segment that is
+/// not wholly free: the retry returns no segment, asks the driver again, is
+/// refused, and fails. It does not search the cache again.
+fn the_retry_does_not_search_the_cache_again() -> Result<(), Failure> {
+    let mut a = sim(mb(20));
+    let _x = malloc(&mut a, mb(5), S0)?;
+    let y = malloc(&mut a, mb(5), S0)?;
+    let _z = malloc(&mut a, mb(10), S0)?;
+    a.record_stream(&y, S1);
+    free(&mut a, y)?;
+    let got = a.malloc(mb(5), S0);
+    let handed = got.as_ref().ok().map(|b| b.addr());
+    let stats = a.stats();
+    ensure(
+        got.is_err() && (stats.num_alloc_retries, stats.num_ooms) == (1, 1),
+        "malloc(5 MiB) on a full 20 MiB device whose only free memory is a 5 MiB block pending on stream 1: refused, one retry, then OutOfMemory",
+        || match handed {
+            Some(addr) => format!("a block at {} (the one the wait released)", at(addr)),
+            None => format!("(num_alloc_retries, num_ooms) = ({}, {})", stats.num_alloc_retries, stats.num_ooms),
+        },
+    )
+    .because(|| {
+        "the retry waits for the pending frees, returns every wholly free segment and asks the driver once more: it does not search the cache again, so the block the wait released is not handed out (only a new segment can help now)".into()
+    })
 }
 
 pub(super) fn oom_releases_cached_segments_and_retries(_: &Ctx) -> Result<(), Failure> {
@@ -117,7 +207,8 @@ pub(super) fn oom_releases_cached_segments_and_retries(_: &Ctx) -> Result<(), Fa
         (Size(a.memory_reserved()), a.stats().num_alloc_retries),
         (Size(mb(20)), 1),
         "(memory_reserved, num_alloc_retries) after it",
-    )
+    )?;
+    the_retry_does_not_search_the_cache_again()
 }
 
 pub(super) fn statistics_follow_allocations(_: &Ctx) -> Result<(), Failure> {
@@ -159,6 +250,14 @@ pub(super) fn statistics_follow_allocations(_: &Ctx) -> Result<(), Failure> {
     let y = malloc(&mut a, mb(4), S0)?;
     a.record_stream(&y, S1);
     free(&mut a, y)?;
+    ensure_eq(
+        split(&a),
+        (1, Size(mb(12))),
+        "(inactive_split, inactive_split_bytes) with 4 MiB allocated, 4 MiB pending on stream 1 and 12 MiB free in one 20 MiB segment",
+    )
+    .because(|| {
+        "a pending block is not cached yet (stream 1 may still use it): inactive_split counts only the free blocks of a split segment, here the 12 MiB".into()
+    })?;
     ensure_eq(
         (
             Size(a.stats().allocated_bytes),

@@ -108,7 +108,61 @@ pub(super) fn record_stream_defers_reuse_until_the_stream_finishes(_: &Ctx) -> R
         &u,
         mb(2),
         "once both recorded streams finish, the block at 2 MiB is reused",
+    )?;
+    one_busy_stream_holds_up_only_its_own_blocks()?;
+    notes_end_with_the_allocation()
+}
+
+/// Two blocks recorded on streams 1 and 2: when stream 2 finishes and
+/// stream 1 does not, stream 2's block is free again.
+fn one_busy_stream_holds_up_only_its_own_blocks() -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let x = malloc(&mut a, MIB, S0)?;
+    let y = malloc(&mut a, MIB, S0)?;
+    let _keep = malloc(&mut a, mb(2), S0)?;
+    a.record_stream(&x, S1);
+    a.record_stream(&y, S2);
+    let (at_x, at_y) = (x.addr(), y.addr());
+    free(&mut a, x)?;
+    free(&mut a, y)?;
+    a.driver_mut().finish(S2);
+    let z = malloc(&mut a, MIB, S0)?;
+    ensure(
+        z.addr() == at_y,
+        format!(
+            "malloc(1 MiB) once stream 2 has finished and stream 1 has not: the block at {} (recorded on stream 2)",
+            at(at_y)
+        ),
+        || format!("a block at {}", at(z.addr())),
     )
+    .because(|| {
+        if z.addr() == at_x {
+            "it handed out the block stream 1 may still use".into()
+        } else {
+            "stream 2 has finished, so its block is free again although stream 1 is still busy: each stream's events are polled on their own, and a busy stream holds up only the blocks recorded on it".into()
+        }
+    })
+}
+
+/// A block recorded on stream 1, freed, reused once stream 1 finished and
+/// freed again without `record_stream`: free at once.
+fn notes_end_with_the_allocation() -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let x = malloc(&mut a, MIB, S0)?;
+    a.record_stream(&x, S1);
+    free(&mut a, x)?;
+    a.driver_mut().finish(S1);
+    let y = malloc(&mut a, MIB, S0)?;
+    free(&mut a, y)?;
+    ensure_rows(
+        &a,
+        0,
+        &[(0, mb(2), FREE)],
+        "a block recorded on stream 1, freed, reused on stream 0 once stream 1 finished, and freed again with no record_stream: free at once",
+    )
+    .because(|| {
+        "`record_stream`'s streams belong to one allocation: free takes them, and a block handed out again starts with none".into()
+    })
 }
 
 pub(super) fn record_stream_on_the_own_stream_is_ignored(_: &Ctx) -> Result<(), Failure> {
