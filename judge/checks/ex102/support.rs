@@ -46,7 +46,8 @@ fn request(prompt: i32, max_new_tokens: usize) -> Request {
 /// Requests that finish at different steps: on the first token (396 decodes
 /// to EOS at once), after 2, 3, 5 and 9 tokens, at `max_new_tokens` = 4
 /// before EOS could come (34 would reach it at 7), and at EOS exactly on
-/// `max_new_tokens` (255 reaches it at 4).
+/// `max_new_tokens` (255 reaches it at 4); and the edges of
+/// `max_new_tokens`: 0 (finished before the first step: no token) and 1.
 pub(super) fn mixed_batch() -> Batch {
     Batch {
         requests: vec![
@@ -57,6 +58,8 @@ pub(super) fn mixed_batch() -> Batch {
             request(34, 4),
             request(2, 16),
             request(255, 4),
+            request(104, 0),
+            request(68, 1),
         ],
         eos: EOS,
     }

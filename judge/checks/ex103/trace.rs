@@ -96,6 +96,9 @@ fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Fail
         };
         return Err(fail(why, entries.first().copied()));
     }
+    if let Some(why) = padding_unwritten(rows, entries) {
+        return Err(fail(why, graph_launch(entries)));
+    }
     if kernels > 1 {
         return Err(fail(
             format!(
@@ -105,6 +108,40 @@ fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Fail
         ));
     }
     Ok(())
+}
+
+/// The step's graph launch.
+fn graph_launch<'a>(entries: &[&'a TraceEntry]) -> Option<&'a TraceEntry> {
+    entries
+        .iter()
+        .find(|e| e.op == OpKind::GraphLaunch)
+        .copied()
+}
+
+/// Why the padding rows of a batch of `rows` are left stale, if they are:
+/// before the graph launch, nothing (a fill, a memset or a copy) wrote as
+/// many bytes as the padding holds, from the batch's last row to its
+/// bucket's.
+fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
+    let bucket = graph_buffers::bucket_for(rows)?;
+    let padding = ((bucket - rows) * WIDTH * 4) as u64;
+    if padding == 0 {
+        return None;
+    }
+    let before_launch = entries.iter().take_while(|e| e.op != OpKind::GraphLaunch);
+    let written = before_launch
+        .filter(|e| {
+            matches!(
+                e.op,
+                OpKind::Launch | OpKind::Memset | OpKind::CopyDeviceToDevice
+            )
+        })
+        .any(|e| e.bytes == padding);
+    (!written).then(|| {
+        format!(
+            "nothing wrote the padding rows {rows}..{bucket} of the static input ({padding} bytes) before the graph launch: the graph computes every row of its bucket, so fill the padding (with zeros, say) after copying the batch in, or those rows hold an earlier, larger batch's data"
+        )
+    })
 }
 
 /// The calls, one line each, repeats folded: `Launch affine_f32 at … (× 64)`.

@@ -352,3 +352,32 @@ fn the_edges_of_the_staging_rules_pass_the_solution_and_catch_an_off_by_one() {
     let detail = failure.detail.unwrap_or_default();
     assert!(detail.contains("exactly `slot_bytes`"), "{detail}");
 }
+
+/// The solution, except that a graph launch waits for a busy stream and
+/// recording a pending event waits for it: the programs never show either.
+fn graph_launches_and_records_wait(call: &Call, staging: &Staging) -> Wait {
+    match call.op {
+        which_calls_wait::Op::GraphLaunch if call.ahead.stream_busy => Wait::Stream,
+        which_calls_wait::Op::EventRecord if call.ahead.event_pending => Wait::Event,
+        _ => which_calls_wait::predict(call, staging),
+    }
+}
+
+#[test]
+fn the_queued_calls_with_everything_busy_pass_the_solution_and_catch_a_waiting_graph_launch() {
+    let staging = default_staging();
+    assert_eq!(
+        super::verdict::queued_edges(&staging, &mut which_calls_wait::predict),
+        Ok(())
+    );
+    let failure =
+        super::verdict::queued_edges(&staging, &mut graph_launches_and_records_wait).unwrap_err();
+    assert!(failure.expected.contains("a graph launch"), "{failure:?}");
+    assert!(
+        failure
+            .detail
+            .unwrap_or_default()
+            .contains("returns at once"),
+        "the rule is named"
+    );
+}

@@ -150,7 +150,57 @@ fn unforeseen_note(run: &Run) {
 }
 
 pub(super) fn launches_records_and_queries_never_wait(ctx: &Ctx) -> Result<(), Failure> {
-    check(ctx, Family::Queued)
+    check(ctx, Family::Queued)?;
+    queued_edges(&run(ctx)?.staging, &mut which_calls_wait::predict)
+}
+
+/// Calls that only queue, with everything ahead of them busy: situations
+/// the programs leave out (they launch only on idle streams and record
+/// only events that have completed, where the model can foresee every
+/// backend), graded by the rule alone (a call that only puts work or a
+/// marker in a queue returns at once, whatever is queued ahead of it).
+pub(crate) fn queued_edges(staging: &Staging, predict: Predict<'_>) -> Result<(), Failure> {
+    use which_calls_wait::{Ahead, Op};
+    let busy = Ahead {
+        stream_busy: true,
+        event_pending: true,
+        device_busy: true,
+        staging_slots_in_use: 0,
+    };
+    for (op, what) in [
+        (
+            Op::Launch,
+            "a kernel launch on a stream still running a long kernel",
+        ),
+        (
+            Op::GraphLaunch,
+            "a graph launch on a stream still running a long kernel: it queues the whole graph with one call and returns",
+        ),
+        (
+            Op::EventRecord,
+            "recording again an event still pending: it moves the marker to the end of the queue and returns, without waiting for the old one",
+        ),
+        (
+            Op::StreamWaitEvent,
+            "`wait_event` for a pending event: the GPU waits, not the CPU",
+        ),
+        (
+            Op::EventQuery,
+            "a query of a pending event: it answers no and returns",
+        ),
+    ] {
+        let said = predict(&Call { op, ahead: busy }, staging);
+        if said != Wait::Nothing {
+            return Err(Failure::new(
+                format!("`Nothing` for {what}"),
+                format!("you said `{said:?}`"),
+            )
+            .detail(format!(
+                "the rule: a call that only queues work or a marker returns at once, whatever is queued ahead of it ({what}); see hidden-syncs.md#cpu-waits-and-gpu-waits"
+            )));
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn synchronize_waits_for_what_it_names(ctx: &Ctx) -> Result<(), Failure> {
