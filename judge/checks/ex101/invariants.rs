@@ -1,7 +1,7 @@
 //! The random workload: a seeded sequence of operations, with every
 //! invariant of the allocator's state checked after each step.
 
-use super::support::{KIB, MIB, Sim, bytes, ensure, sim};
+use super::support::{Because, KIB, MIB, Sim, bytes, ensure, sim};
 use caching_allocator::{
     AllocError, Block, BlockState, LARGE_BUFFER, Pool, SMALL_BUFFER, StreamId,
 };
@@ -138,7 +138,12 @@ fn at_step(failure: Failure, seed: u64, step: usize, op: &str, a: &Sim) -> Failu
             format!(", after {op}")
         }
     );
-    Failure::new(expected, failure.actual).detail(format!("segments at that step:{layout}"))
+    let layout = format!("segments at that step:{layout}");
+    let detail = match failure.detail {
+        Some(why) => format!("{why}\n{layout}"),
+        None => layout,
+    };
+    Failure::new(expected, failure.actual).detail(detail)
 }
 
 /// Every invariant of the allocator's state.
@@ -264,7 +269,8 @@ fn check_totals(a: &Sim, allocated: usize, reserved: usize, active: usize) -> Re
         figures == (allocated, allocated, reserved, reserved, active),
         "(memory_allocated, allocated_bytes, memory_reserved, reserved_bytes, active_bytes) equal to the sums of the snapshot's allocated blocks, segments, and allocated plus pending blocks",
         || format!("{figures:?} for sums {:?}", (allocated, reserved, active)),
-    )?;
+    )
+    .because(|| totals_rule(figures, allocated, reserved, active))?;
     ensure(
         reserved <= CAPACITY,
         "reserved memory within the device's capacity",
@@ -281,6 +287,55 @@ fn check_totals(a: &Sim, allocated: usize, reserved: usize, active: usize) -> Re
             )
         },
     )
+}
+
+/// Which counter is off, by how much, and the rule it breaks.
+fn totals_rule(
+    (memory_allocated, allocated_bytes, memory_reserved, reserved_bytes, active_bytes): (
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+    ),
+    allocated: usize,
+    reserved: usize,
+    active: usize,
+) -> String {
+    let off = |name: &str, got: usize, want: usize, rule: &str| {
+        (got != want).then(|| {
+            format!(
+                "{name} is {} where the snapshot sums to {} ({:+} bytes): {rule}",
+                bytes(got),
+                bytes(want),
+                got as i64 - want as i64
+            )
+        })
+    };
+    let allocated_rule = "allocated counts the allocated blocks: it grows at malloc by the rounded size and drops at free, pending or not";
+    let reserved_rule = "reserved counts the segments held from the driver: it grows when a segment is allocated and drops only when one is returned";
+    let active_rule = "active counts the allocated and the pending blocks: a block freed while another stream may use it stays active until its events complete";
+    [
+        off(
+            "memory_allocated",
+            memory_allocated,
+            allocated,
+            allocated_rule,
+        ),
+        off(
+            "allocated_bytes",
+            allocated_bytes,
+            allocated,
+            allocated_rule,
+        ),
+        off("memory_reserved", memory_reserved, reserved, reserved_rule),
+        off("reserved_bytes", reserved_bytes, reserved, reserved_rule),
+        off("active_bytes", active_bytes, active, active_rule),
+    ]
+    .into_iter()
+    .flatten()
+    .next()
+    .unwrap_or_default()
 }
 
 fn first_difference(

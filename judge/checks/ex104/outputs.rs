@@ -3,6 +3,60 @@
 use super::support::Bench;
 use super::workload::STEPS;
 use judge_harness::{Ctx, Failure};
+use sync_elimination::LogLine;
+
+/// What a log line holds, and when.
+const RULE: &str = "a log line after steps K-1, 2K-1, …: the tokens generated in its window (one per request not finished before the step) and the requests finished after it; see hidden-syncs.md#why-a-sync-exists";
+
+/// The first log line that differs, field by field and by how much, with
+/// the cause the difference points to when it points to one.
+fn log_difference(want: &[LogLine], got: &[LogLine]) -> String {
+    let Some(i) = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i)) else {
+        return "the same log lines".into();
+    };
+    let (Some(w), Some(g)) = (want.get(i), got.get(i)) else {
+        return format!(
+            "{} log lines where {} windows ended: one line at the last step of each window",
+            got.len(),
+            want.len()
+        );
+    };
+    if g.step != w.step {
+        return format!(
+            "log line {i} comes after step {}, not {}: a window's line comes after its last step, once that step's metrics have arrived",
+            g.step, w.step
+        );
+    }
+    let mut parts = Vec::new();
+    if g.tokens != w.tokens {
+        let since_start: u32 = want[..=i].iter().map(|l| l.tokens).sum();
+        let cause = if g.tokens == since_start && i > 0 {
+            ": the tokens since the start, not since the last line (the counter was not reset after the line)"
+        } else {
+            ""
+        };
+        parts.push(format!(
+            "tokens {} where the window generated {} ({:+}){cause}",
+            g.tokens,
+            w.tokens,
+            i64::from(g.tokens) - i64::from(w.tokens)
+        ));
+    }
+    if g.finished != w.finished {
+        let cause = if g.finished > w.finished && g.tokens == w.tokens {
+            ": requests counted as finished more than once (a finished request is counted each step it is seen, not once)"
+        } else {
+            ""
+        };
+        parts.push(format!(
+            "finished {} where {} requests had finished ({:+}){cause}",
+            g.finished,
+            w.finished,
+            i64::from(g.finished) - i64::from(w.finished)
+        ));
+    }
+    format!("log line {i} (after step {}): {}", w.step, parts.join("; "))
+}
 
 pub(super) fn outputs_and_logs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
@@ -32,9 +86,9 @@ pub(super) fn outputs_and_logs_match_the_reference(ctx: &Ctx) -> Result<(), Fail
     if report.logs != expected.logs {
         return Err(Failure::new(
             format!("the log lines {:?}", expected.logs),
-            format!("{:?}", report.logs),
+            log_difference(&expected.logs, &report.logs),
         )
-        .detail("a log line after steps K-1, 2K-1, …: the tokens generated in its window (one per request not finished before the step) and the requests finished after it"));
+        .detail(format!("your log lines: {:?}\n{RULE}", report.logs)));
     }
     if report.step_ms.len() != STEPS {
         return Err(Failure::new(
