@@ -16,7 +16,9 @@ pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
     let input = stream.alloc_zeros::<f32>(MAX_ROWS * WIDTH)?;
     let output = stream.alloc_zeros::<f32>(MAX_ROWS * WIDTH)?;
     stream.fill(&input, 0.5)?;
+    let setup = device.trace_mark();
     let mut runner = runner(&stream, &model)?;
+    warmed_up_before_capturing(&device.trace().since(setup))?;
     let mut marks = Vec::new();
     for (k, rows) in batch_sizes().into_iter().take(WARM_STEPS + 16).enumerate() {
         if k == WARM_STEPS {
@@ -46,6 +48,35 @@ pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
         judge_step(i + WARM_STEPS, rows, &entries)?;
     }
     Ok(())
+}
+
+/// Fails unless `Runner::new` (its calls, `entries`) ran the model once
+/// eagerly, every layer, before its first capture.
+fn warmed_up_before_capturing(entries: &[TraceEntry]) -> Result<(), Failure> {
+    let first_capture = entries
+        .iter()
+        .position(|e| e.op == OpKind::BeginCapture)
+        .unwrap_or(entries.len());
+    let eager = entries[..first_capture]
+        .iter()
+        .filter(|e| e.op == OpKind::Launch && !e.captured)
+        .count();
+    if eager >= LAYERS {
+        return Ok(());
+    }
+    let failure = Failure::new(
+        format!(
+            "Runner::new to run the model once eagerly ({LAYERS} launches) before its first capture"
+        ),
+        format!("{eager} kernel launches before the first `begin_capture`"),
+    );
+    let failure = match entries.get(first_capture) {
+        Some(capture) => failure.at(capture.site),
+        None => failure,
+    };
+    Err(failure.detail(
+        "no warm-up: run the model once, outside any capture, before capturing it; a first run may allocate, load modules or pick algorithms, none of which a capture may do; see cuda-graphs.md#warm-up-before-capture",
+    ))
 }
 
 /// Fails unless `entries`, the calls of step `k`, hold exactly one graph
