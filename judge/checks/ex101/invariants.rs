@@ -75,7 +75,14 @@ fn random_step(rng: &mut XorShift, a: &mut Sim, live: &mut Vec<Block>) -> Result
                                 (a.memory_allocated(), a.memory_reserved())
                             )
                         },
-                    )?;
+                    )
+                    .because(|| {
+                        if requested < size {
+                            "`requested` is the request rounded to 512 B, never less than what was asked".into()
+                        } else {
+                            "OutOfMemory reports the figures at the moment it fails, after the retry released the cache: take them after the retry, not before it".into()
+                        }
+                    })?;
                 }
                 Err(e) => {
                     return Err(Failure::new(

@@ -84,7 +84,14 @@ pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
         &large,
         mb(2),
         "malloc(1.5 MiB) with a free 2 MiB small segment at 0 and a free 20 MiB large one at 2 MiB: the large pool's block (pools never share blocks)",
-    )?;
+    )
+    .because(|| {
+        if large.addr() < mb(2) as u64 {
+            "a large request took a block of the small pool: the pools never share blocks, and a request of more than 1 MiB searches only the large pool's".into()
+        } else {
+            "the large pool's free 20 MiB segment at 2 MiB holds it: best fit in the large pool".into()
+        }
+    })?;
     let small = malloc(&mut a, 4096, S0)?;
     ensure_at(&small, 0, "malloc(4 KiB) then comes from the small pool")
 }

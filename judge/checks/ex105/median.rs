@@ -51,6 +51,11 @@ pub(super) fn the_median_is_the_gpu_time(ctx: &Ctx) -> Result<(), Failure> {
     .detail(format!("{why}; {SECTION}")))
 }
 
+/// The mean of `samples` (0 when there is none).
+fn mean(samples: &[f64]) -> f64 {
+    samples.iter().sum::<f64>() / samples.len().max(1) as f64
+}
+
 /// Passes when `reported` is the middle of `samples` once sorted, as the
 /// statement defines the median: a sample near the GPU time that is not the
 /// middle one (the second smallest, say) passes the 2% test by luck of a
@@ -97,6 +102,18 @@ pub(super) fn throughput_is_the_work_over_the_median(ctx: &Ctx) -> Result<(), Fa
         "operations per millisecond: `median_ms` is in milliseconds, a rate is per second".into()
     } else if near(0.5e-3) {
         "m·n·k operations per millisecond: a matmul is 2·m·n·k floating-point operations (a multiply and an add per term), and a rate is per second, while `median_ms` is in milliseconds".into()
+    } else if near(1e-6) || near(0.5e-6) {
+        "the median multiplied by 1000 to make seconds: a time in milliseconds is divided by 1000 to make seconds".into()
+    } else if close(
+        timing.flops_per_s,
+        operations / (mean(&timing.samples_ms) / 1e3),
+    ) {
+        "the rate at the mean of your samples, not at the median: one slow run drags the mean, so the throughput is the work over the median".into()
+    } else if close(
+        timing.flops_per_s,
+        operations / (timing.samples_ms.iter().sum::<f64>() / 1e3),
+    ) {
+        "the work of one run over the time of all the runs: the throughput is one run's work over one run's (median) time".into()
     } else if near(1e3) || near(2e3) {
         "the rate of a time in seconds read as milliseconds: divide the operations by the median in seconds".into()
     } else {
