@@ -2,7 +2,7 @@
 //! retry, the counters, and a refused free of another allocator's block.
 
 use super::support::{
-    Because, MIB, S0, S1, Sim, Size, at, bytes, ensure, ensure_at, free, malloc, mb, sim,
+    Because, KIB, MIB, S0, S1, Sim, Size, at, bytes, ensure, ensure_at, free, malloc, mb, sim,
 };
 use caching_allocator::{AllocError, SMALL_BUFFER, Stats};
 use judge_harness::{Ctx, Failure, ensure_eq};
@@ -150,6 +150,18 @@ fn oom_fields_of_every_size_class() -> Result<(), Failure> {
                 "nothing is allocated or reserved, and the request's new segment does not fit the device: OutOfMemory".into()
             }
         })?;
+        let text = a.malloc(request, S0).err().map(|e| e.to_string()).unwrap_or_default();
+        let size = bytes(rounded);
+        if rounded.is_multiple_of(KIB) {
+            ensure(
+                text.contains(&size),
+                format!("the message to name the request as `{size}`"),
+                || format!("the message `{text}`"),
+            )
+            .because(|| {
+                format!("sizes in the message are written for people, like `12 MiB`: {rounded} bytes is `{size}`")
+            })?;
+        }
     }
     Ok(())
 }
