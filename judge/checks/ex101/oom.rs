@@ -150,7 +150,11 @@ fn oom_fields_of_every_size_class() -> Result<(), Failure> {
                 "nothing is allocated or reserved, and the request's new segment does not fit the device: OutOfMemory".into()
             }
         })?;
-        let text = a.malloc(request, S0).err().map(|e| e.to_string()).unwrap_or_default();
+        let text = a
+            .malloc(request, S0)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         let size = bytes(rounded);
         if rounded.is_multiple_of(KIB) {
             ensure(

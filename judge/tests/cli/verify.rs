@@ -43,10 +43,26 @@ fn proper_course(diagnosis: &str) -> Course {
 
 #[test]
 fn a_proper_course_is_in_order() {
-    let course = proper_course("got:      -1");
+    let course = proper_course("-1");
     let out = course.judge(&["verify"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     insta::assert_snapshot!(course.redact(&out.stdout));
+}
+
+/// The check's expectation names `add(2, 3): 5`; a variant that says only
+/// that is not explained: the learner would read what was expected, not why.
+#[test]
+fn a_variant_whose_words_are_only_in_the_expectation_is_not_explained() {
+    let course = proper_course("add(2, 3): 5");
+    let out = course.judge(&["verify"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "the failing checks never say `add(2, 3): 5` in their diagnosis (what happened and why; the expectation does not count)"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -69,7 +85,7 @@ fn a_variant_without_its_diagnosis_is_reported() {
 
 #[test]
 fn a_solved_starter_and_an_unlisted_folder_are_reported() {
-    let course = proper_course("got:      -1");
+    let course = proper_course("-1");
     let starter = course.root.join("exercises/902-wrong-answer/src/lib.rs");
     fs::write(
         &starter,
@@ -102,7 +118,7 @@ fn a_solved_starter_and_an_unlisted_folder_are_reported() {
 
 #[test]
 fn a_missing_suite_names_its_mod_rs() {
-    let course = proper_course("got:      -1");
+    let course = proper_course("-1");
     let checks = course.root.join("judge/checks");
     fs::remove_dir_all(checks.join("ex904")).unwrap();
     fs::write(
@@ -136,7 +152,7 @@ fn named_exercises_are_the_only_ones_run() {
 /// `subtracts` as a patch of 902's solution instead of a whole file.
 const SUBTRACTS_PATCH: &str = "//! mistake: subtracts instead of adding
 //! fails: adds_small_numbers, adds_zero
-//! says: got:      -1
+//! says: -1
 --- a/src/lib.rs
 +++ b/src/lib.rs
 @@ -1,5 +1,5 @@
@@ -150,7 +166,7 @@ const SUBTRACTS_PATCH: &str = "//! mistake: subtracts instead of adding
 
 /// [`proper_course`] with its variant written as a patch.
 fn course_with_a_patch() -> Course {
-    let course = proper_course("got:      -1");
+    let course = proper_course("-1");
     let variants = course.root.join("judge/variants/902");
     fs::remove_file(variants.join("subtracts.rs")).unwrap();
     fs::write(variants.join("subtracts.patch"), SUBTRACTS_PATCH).unwrap();
