@@ -1,6 +1,8 @@
 //! The random workload: a seeded sequence of operations, with every
-//! invariant of the allocator's state checked after each step.
+//! invariant of the allocator's state checked after each step, and the
+//! pending blocks against the model of event completion of `pending.rs`.
 
+use super::pending::Pending;
 use super::support::{Because, KIB, MIB, Sim, bytes, ensure, sim};
 use caching_allocator::{
     AllocError, Block, BlockState, LARGE_BUFFER, Pool, SMALL_BUFFER, StreamId,
@@ -37,16 +39,25 @@ pub(super) fn random_workload_keeps_invariants(ctx: &Ctx) -> Result<(), Failure>
     let mut rng = XorShift(seed);
     let mut a = sim(CAPACITY);
     let mut live: Vec<Block> = Vec::new();
+    let mut pending = Pending::default();
     for step in 1..=STEPS {
-        let op =
-            random_step(&mut rng, &mut a, &mut live).map_err(|f| at_step(f, seed, step, "", &a))?;
+        let op = random_step(&mut rng, &mut a, &mut live, &mut pending)
+            .map_err(|f| at_step(f, seed, step, "", &a))?;
         check_invariants(&a, &live).map_err(|f| at_step(f, seed, step, &op, &a))?;
+        pending
+            .check(&a.snapshot())
+            .map_err(|f| at_step(f, seed, step, &op, &a))?;
     }
     Ok(())
 }
 
 /// One random operation; returns what it did.
-fn random_step(rng: &mut XorShift, a: &mut Sim, live: &mut Vec<Block>) -> Result<String, Failure> {
+fn random_step(
+    rng: &mut XorShift,
+    a: &mut Sim,
+    live: &mut Vec<Block>,
+    pending: &mut Pending,
+) -> Result<String, Failure> {
     let stream = StreamId(rng.below(3) as u32);
     match rng.below(100) {
         0..=44 => {
@@ -56,8 +67,17 @@ fn random_step(rng: &mut XorShift, a: &mut Sim, live: &mut Vec<Block>) -> Result
                 _ => rng.below(24 * MIB as u64) as usize,
             };
             let op = format!("malloc({size}, stream {})", stream.0);
-            match a.malloc(size, stream) {
-                Ok(block) => live.push(block),
+            let retries = a.stats().num_alloc_retries;
+            let result = a.malloc(size, stream);
+            pending.polled();
+            if a.stats().num_alloc_retries > retries {
+                pending.waited();
+            }
+            match result {
+                Ok(block) => {
+                    pending.handed_out(&block);
+                    live.push(block);
+                }
                 Err(AllocError::OutOfMemory {
                     requested,
                     allocated,
@@ -96,6 +116,7 @@ fn random_step(rng: &mut XorShift, a: &mut Sim, live: &mut Vec<Block>) -> Result
         45..=79 if !live.is_empty() => {
             let block = live.swap_remove(rng.below(live.len() as u64) as usize);
             let op = format!("free(block at {:#x})", block.addr());
+            pending.freed(block.addr(), block.size());
             a.free(block).map_err(|e| {
                 Failure::new(format!("{op} of a live block to succeed"), format!("{e:?}"))
             })?;
@@ -104,6 +125,7 @@ fn random_step(rng: &mut XorShift, a: &mut Sim, live: &mut Vec<Block>) -> Result
         80..=89 if !live.is_empty() => {
             let block = &live[rng.below(live.len() as u64) as usize];
             a.record_stream(block, stream);
+            pending.recorded(block, stream);
             Ok(format!(
                 "record_stream(block at {:#x}, stream {})",
                 block.addr(),
@@ -112,10 +134,12 @@ fn random_step(rng: &mut XorShift, a: &mut Sim, live: &mut Vec<Block>) -> Result
         }
         90..=97 => {
             a.driver_mut().finish(stream);
+            pending.finished(stream);
             Ok(format!("finish(stream {})", stream.0))
         }
         _ => {
             a.empty_cache();
+            pending.waited();
             Ok("empty_cache()".into())
         }
     }

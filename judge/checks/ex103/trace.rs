@@ -18,7 +18,7 @@ pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
     stream.fill(&input, 0.5)?;
     let setup = device.trace_mark();
     let mut runner = runner(&stream, &model)?;
-    warmed_up_before_capturing(&device.trace().since(setup))?;
+    warmed_up_before_capturing(device.trace().since(setup))?;
     let mut marks = Vec::new();
     for (k, rows) in batch_sizes().into_iter().take(WARM_STEPS + 16).enumerate() {
         if k == WARM_STEPS {
