@@ -77,7 +77,7 @@ fn decoder_alone_ms(bench: &Bench) -> Result<f64, Failure> {
 
 /// Runs the workload with an event recorded on the compute stream before
 /// each step and after the last; returns the server's report, the events
-/// and the trace marks taken after recording each event.
+/// and the trace marks taken after recording each event, then one at the end.
 fn timed_run(bench: &Bench) -> Result<(sync_elimination::Report, Vec<Event>, Vec<u64>), Failure> {
     let (mut events, mut marks) = (Vec::new(), Vec::new());
     let report = bench.run(STEPS, |_| {
@@ -85,6 +85,8 @@ fn timed_run(bench: &Bench) -> Result<(sync_elimination::Report, Vec<Event>, Vec
         marks.push(bench.device.trace_mark());
         Ok(())
     })?;
+    // The run's end: the judge's own reads of the events come after it.
+    marks.push(bench.device.trace_mark());
     Ok((report, events, marks))
 }
 
@@ -130,9 +132,12 @@ pub(super) fn reported_step_times_match_events(ctx: &Ctx) -> Result<(), Failure>
         return Ok(());
     }
     let trace = bench.device.trace();
+    // The learner's own event reads, in the run (the judge's come after it).
+    let end = marks.last().copied().unwrap_or(u64::MAX);
     let timed_by_events = trace
         .since(marks[0])
         .iter()
+        .take_while(|e| e.seq < end)
         .any(|e| e.op == gpu::OpKind::EventElapsed);
     // The learner's calls in one steady-state step: between two of the
     // judge's marks, less the judge's own event (created, then recorded) that ends it.
@@ -141,16 +146,22 @@ pub(super) fn reported_step_times_match_events(ctx: &Ctx) -> Result<(), Failure>
         .iter()
         .take_while(|e| e.seq + 2 < marks[STEADY_FROM + 1])
         .collect();
+    let growing = reported.windows(2).all(|w| w[1] > w[0])
+        && reported.last().is_some_and(|&last| last > 2.0 * ours);
+    let why = if growing {
+        format!(
+            "your step times grow step after step ({:.3} ms at step {STEADY_FROM}, {:.3} ms at the last): each is measured from the start of the run, not from the end of the step before; time each step from its own start",
+            reported[0],
+            reported[reported.len() - 1]
+        )
+    } else if timed_by_events {
+        "your times come from events, but not from one pair around each step: record an event on the compute stream before the step's work and one after it".into()
+    } else {
+        "a CPU timer around GPU work measures the submit, not the GPU (the run never read an event time with `elapsed_ms`)".into()
+    };
     let mut failure = Failure::new(
         format!("a median step time within 10% of the GPU's: {ours:.3} ms (the judge's events)"),
-        format!(
-            "{theirs:.3} ms: a CPU timer around GPU work measures the submit, not the GPU{}",
-            if timed_by_events {
-                ""
-            } else {
-                " (the run never read an event time with `elapsed_ms`)"
-            }
-        ),
+        format!("{theirs:.3} ms: {why}"),
     );
     let mut detail = String::new();
     if let (Some(first), Some(last)) = (step.first(), step.last()) {
