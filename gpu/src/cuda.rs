@@ -1,6 +1,10 @@
 //! The CUDA backend: the [`Exec`] calls carried out by the driver, through
 //! cudarc.
 //!
+//! A little over 400 lines: it is the one `impl Exec`, a short method per
+//! call of the trait; what is longer (launches, copies, timing, the scratch,
+//! handles) is already in the submodules below.
+//!
 //! A thin layer: each call maps to one or two driver calls. Device memory is
 //! raw `CUdeviceptr`s (`u64`) with cudarc's `result::` functions, never
 //! `CudaSlice`, and cudarc's event tracking is turned off as soon as the

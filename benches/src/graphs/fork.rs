@@ -3,9 +3,10 @@
 //! second stream and joined back (the chains side by side), and what a
 //! replay of each costs the GPU.
 
-use super::{Error, gpu_time};
-use crate::Summary;
+use super::{Error, gpu_time, range};
+use crate::{Summary, duration_text};
 use gpu::{Graph, Stream};
+use std::fmt;
 use std::time::Duration;
 
 /// Kernels in each chain.
@@ -44,6 +45,27 @@ pub struct ForkJoin {
     pub one_stream: Summary,
     /// Captured across two streams.
     pub two_streams: Summary,
+}
+
+/// The block of the `graphs_replay` report: both replays' GPU times.
+impl fmt::Display for ForkJoin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "two chains of {CHAIN} kernels of {}, replayed (GPU time behind a gate, events)",
+            duration_text(KERNEL.as_nanos() as f64)
+        )?;
+        writeln!(
+            f,
+            "  captured on one stream:                    {}",
+            range(&self.one_stream)
+        )?;
+        writeln!(
+            f,
+            "  captured across two streams (fork, join):  {}",
+            range(&self.two_streams)
+        )
+    }
 }
 
 /// Captures both graphs and times `reps` replays of each.
