@@ -253,12 +253,12 @@ impl Exec for CudaExec {
     }
 
     fn launch(&mut self, stream: StreamId, kernel: &Kernel) -> Result<Span> {
-        let Some(plan) = launch::plan(kernel, self.sum_slot(stream))? else {
+        let Some(mut plan) = launch::plan(kernel, self.sum_slot(stream))? else {
             return Ok(Span::None);
         };
         let started = self.timer_start(stream)?;
         let (cu_stream, function) = (self.stream(stream).cu_stream(), self.kernel(&plan));
-        let submitted = launch::launch(&self.ctx, cu_stream, function, &plan);
+        let submitted = launch::launch(&self.ctx, cu_stream, function, &mut plan);
         self.timer_finish(started, stream, submitted)
     }
 

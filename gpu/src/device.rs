@@ -165,7 +165,7 @@ impl Device {
     pub fn new_stream(&self) -> Result<Stream> {
         let site = CallSite::caller();
         let mut core = self.core();
-        let id = core.call(Op::new(OpKind::CreateStream, "new_stream", site), |exec| {
+        let id = core.call(&Op::new(OpKind::CreateStream, "new_stream", site), |exec| {
             exec.create_stream()
         })?;
         core.streams.push(id);
@@ -179,7 +179,7 @@ impl Device {
         let site = CallSite::caller();
         let id = self
             .core()
-            .call(Op::new(OpKind::CreateEvent, "new_event", site), |exec| {
+            .call(&Op::new(OpKind::CreateEvent, "new_event", site), |exec| {
                 exec.create_event()
             })?;
         Ok(crate::event::Event::new(self.clone(), id))
@@ -192,7 +192,7 @@ impl Device {
         let op = Op::new(OpKind::DeviceSynchronize, "device synchronize", site)
             .blocking(BlockReason::DeviceSynchronize)
             .race(Race::DeviceDone);
-        self.core().call(op, |exec| exec.sync_device())
+        self.core().call(&op, |exec| exec.sync_device())
     }
 
     /// Busy CPU work for `duration`: scheduling, bookkeeping, tokenizing.
@@ -203,7 +203,7 @@ impl Device {
         let ns = duration.as_nanos() as u64;
         let op = Op::new(OpKind::HostWork, "host work", site);
         self.core()
-            .call(op, |exec| {
+            .call(&op, |exec| {
                 exec.host_work(ns);
                 Ok(())
             })
@@ -219,7 +219,7 @@ impl Device {
         let op = Op::new(OpKind::AllocSegment, "cuMemAlloc", site).bytes(bytes as u64);
         let capacity = core.info.total_memory;
         let addr = core
-            .call(op, |exec| exec.malloc_segment(bytes))
+            .call(&op, |exec| exec.malloc_segment(bytes))
             .map_err(|e| e.in_allocation("alloc_segment", bytes as u64, capacity, site))?;
         core.allocations.add(addr, bytes as u64, AllocKind::Segment);
         drop(core);
@@ -244,7 +244,7 @@ impl Device {
         let site = CallSite::caller();
         let bytes = crate::elem::byte_len::<T>(len, "alloc_pinned", site)?;
         let op = Op::new(OpKind::AllocPinned, "cuMemHostAlloc", site).bytes(bytes as u64);
-        let host = self.core().call(op, |exec| exec.alloc_pinned(bytes))?;
+        let host = self.core().call(&op, |exec| exec.alloc_pinned(bytes))?;
         Ok(PinnedBuffer::new(self.clone(), host, len))
     }
 

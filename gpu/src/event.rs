@@ -71,7 +71,7 @@ impl Event {
             .race(Race::Record(id));
         self.device
             .core()
-            .call(op, |exec| exec.record_event(id, sid))?;
+            .call(&op, |exec| exec.record_event(id, sid))?;
         self.recorded.set(true);
         Ok(())
     }
@@ -84,7 +84,7 @@ impl Event {
         let op = Op::new(OpKind::EventSynchronize, "event synchronize", site)
             .blocking(BlockReason::EventSynchronize)
             .race(Race::EventDone(id));
-        self.device.core().call(op, |exec| exec.sync_event(id))
+        self.device.core().call(&op, |exec| exec.sync_event(id))
     }
 
     /// Whether the event has completed (true if never recorded). Never
@@ -94,7 +94,7 @@ impl Event {
         let site = CallSite::caller();
         let id = self.id;
         let op = Op::new(OpKind::EventQuery, "event query", site).race(Race::EventDone(id));
-        self.device.core().query(op, |exec| exec.query_event(id))
+        self.device.core().query(&op, |exec| exec.query_event(id))
     }
 
     /// Milliseconds of GPU time from this event to `end`. **Blocks** until
@@ -120,6 +120,6 @@ impl Event {
             .blocking(BlockReason::ElapsedTime)
             .race(Race::EventDone(a))
             .race(Race::EventDone(b));
-        self.device.core().call(op, |exec| exec.elapsed_ms(a, b))
+        self.device.core().call(&op, |exec| exec.elapsed_ms(a, b))
     }
 }

@@ -128,7 +128,7 @@ impl Graph {
         self.stream
             .device()
             .core()
-            .run(op, |exec| Ok(((), exec.launch_graph(id, stream)?)))
+            .run(&op, |exec| Ok(((), exec.launch_graph(id, stream)?)))
     }
 }
 

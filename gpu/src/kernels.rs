@@ -13,6 +13,7 @@
 pub(crate) mod cpu;
 
 use crate::elem::{ElemKind, RawView, Scalar};
+use crate::race::{Range, Ranges};
 
 /// The CUDA C source of the kernel library.
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
@@ -158,13 +159,6 @@ impl SumGrid {
     }
 }
 
-/// One memory range a launch reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Access {
-    pub(crate) view: RawView,
-    pub(crate) write: bool,
-}
-
 impl Kernel {
     /// The CUDA kernel's name, also the name in traces.
     pub(crate) fn name(&self) -> &'static str {
@@ -190,13 +184,20 @@ impl Kernel {
         }
     }
 
-    /// What the launch reads and writes, reads first: at most four ranges
-    /// ([`crate::race::Ranges::MAX`]), kept inline (`None` after the last).
-    pub(crate) fn accesses(&self) -> [Option<Access>; 4] {
-        let r = |view| Access { view, write: false };
-        let w = |view| Access { view, write: true };
+    /// What the launch reads and writes, reads first: at most four byte
+    /// ranges ([`Ranges::MAX`]), kept inline, built straight from the views.
+    pub(crate) fn accesses(&self) -> Ranges {
+        let r = |view: RawView| Range {
+            addr: view.addr,
+            bytes: view.bytes(),
+            write: false,
+        };
+        let w = |view: RawView| Range {
+            write: true,
+            ..r(view)
+        };
         match *self {
-            Self::Spin { .. } => few([]),
+            Self::Spin { .. } => Ranges::default(),
             Self::Fill { dst, .. } => few([w(dst)]),
             Self::Sum { src, out, .. } => few([r(src), w(out.first())]),
             Self::ArgmaxRows { src, out, rows, .. } => few([r(src), w(out.prefix(rows))]),
@@ -221,11 +222,7 @@ impl Kernel {
 
     /// Bytes of device memory the kernel moves (for the virtual GPU's cost model).
     pub(crate) fn bytes_touched(&self) -> u64 {
-        self.accesses()
-            .iter()
-            .flatten()
-            .map(|a| a.view.bytes())
-            .sum()
+        self.accesses().iter().map(|r| r.bytes).sum()
     }
 
     /// Time the kernel spends waiting on purpose (`spin`, `pad_ns`).
@@ -251,9 +248,9 @@ impl Kernel {
     }
 }
 
-/// Up to four accesses, padded with `None`.
-fn few<const N: usize>(accesses: [Access; N]) -> [Option<Access>; 4] {
-    std::array::from_fn(|i| accesses.get(i).copied())
+/// Up to four ranges, inline.
+fn few<const N: usize>(ranges: [Range; N]) -> Ranges {
+    Ranges::from(ranges)
 }
 
 impl RawView {

@@ -78,7 +78,7 @@ impl<T: Elem> DeviceBuffer<T> {
             .bytes(bytes)
             .race(Race::Free { addr, bytes });
         let stream = self.stream;
-        let _ = core.call_forced(op, |exec| exec.free_async(stream, addr));
+        let _ = core.call_forced(&op, |exec| exec.free_async(stream, addr));
     }
 }
 
@@ -172,9 +172,9 @@ impl Segment {
             .race(Race::DeviceDone)
             .race(Race::Free { addr, bytes });
         if forced {
-            core.call_forced(op, |exec| exec.free_segment(addr))?;
+            core.call_forced(&op, |exec| exec.free_segment(addr))?;
         } else {
-            core.call(op, |exec| exec.free_segment(addr))?;
+            core.call(&op, |exec| exec.free_segment(addr))?;
         }
         core.allocations.remove(addr);
         Ok(())
@@ -262,7 +262,7 @@ impl<T: Elem> PinnedBuffer<T> {
         let host = self.host;
         self.device
             .core()
-            .call(op, |exec| {
+            .call(&op, |exec| {
                 exec.read_pinned(host, 0, &mut bytes);
                 Ok(())
             })
@@ -290,7 +290,7 @@ impl<T: Elem> PinnedBuffer<T> {
             .bytes(bytes.len() as u64)
             .race(self.cpu_access(data.len(), true, "a CPU write of pinned memory"));
         let host = self.host;
-        self.device.core().call(op, |exec| {
+        self.device.core().call(&op, |exec| {
             exec.write_pinned(host, 0, bytes);
             Ok(())
         })
@@ -308,7 +308,7 @@ impl<T: Elem> Drop for PinnedBuffer<T> {
             .blocking(BlockReason::PinnedFree)
             .race(Race::DeviceDone);
         let host = self.host;
-        let _ = core.call_forced(op, |exec| exec.free_pinned(host));
+        let _ = core.call_forced(&op, |exec| exec.free_pinned(host));
     }
 }
 

@@ -239,8 +239,18 @@ impl FromIterator<Range> for Ranges {
 }
 
 impl<const N: usize> From<[Range; N]> for Ranges {
+    /// `ranges`, copied in at once (more than [`Ranges::MAX`] does not compile).
     fn from(ranges: [Range; N]) -> Self {
-        ranges.into_iter().collect()
+        const {
+            assert!(
+                N <= Ranges::MAX,
+                "an operation touches at most `Ranges::MAX` ranges"
+            )
+        };
+        let mut all = Self::default();
+        all.items[..N].copy_from_slice(&ranges);
+        all.len = N as u8;
+        all
     }
 }
 

@@ -59,7 +59,7 @@ impl Stream {
         let stream = self.id;
         let capacity = core.info.total_memory;
         let addr = core
-            .call(op, |exec| exec.malloc_async(stream, bytes))
+            .call(&op, |exec| exec.malloc_async(stream, bytes))
             .map_err(|e| e.in_allocation("alloc_zeros", bytes as u64, capacity, site))?;
         core.allocations.add(addr, bytes as u64, AllocKind::Buffer);
         let range = Range {
@@ -74,7 +74,7 @@ impl Stream {
                 [range],
                 "the zeroing of a new buffer",
             )));
-        core.run(zero, |exec| {
+        core.run(&zero, |exec| {
             Ok(((), exec.memset_zero(stream, addr, bytes)?))
         })?;
         drop(core);
@@ -95,7 +95,7 @@ impl Stream {
             .blocking(BlockReason::StreamSynchronize)
             .race(Race::StreamDone);
         let stream = self.id;
-        core.call(op, |exec| exec.sync_stream(stream))
+        core.call(&op, |exec| exec.sync_stream(stream))
     }
 
     /// Whether all work queued on this stream has finished. Never blocks, but
@@ -108,7 +108,7 @@ impl Stream {
             .on(self.id)
             .race(Race::StreamDone);
         let stream = self.id;
-        core.query(op, |exec| exec.query_stream(stream))
+        core.query(&op, |exec| exec.query_stream(stream))
     }
 
     /// Records `event` here: it completes when the work queued so far has.
@@ -136,7 +136,7 @@ impl Stream {
         let op = Op::new(OpKind::StreamWaitEvent, "wait event", site)
             .on(stream)
             .race(Race::Wait(id));
-        core.call(op, |exec| exec.wait_event(stream, id))
+        core.call(&op, |exec| exec.wait_event(stream, id))
     }
 
     /// Begins capturing this stream's work into a graph: until
@@ -154,7 +154,7 @@ impl Stream {
     pub fn begin_capture(&self) -> Result<()> {
         let site = CallSite::caller();
         let op = Op::new(OpKind::BeginCapture, "begin capture", site).on(self.id);
-        self.device.core().begin_capture(op)
+        self.device.core().begin_capture(&op)
     }
 
     /// Ends the capture and instantiates the graph. An error if an illegal
@@ -164,7 +164,7 @@ impl Stream {
         let site = CallSite::caller();
         let mut core = self.device.core();
         let op = Op::new(OpKind::EndCapture, "end capture", site).on(self.id);
-        let (graph, accesses) = core.end_capture(op)?;
+        let (graph, accesses) = core.end_capture(&op)?;
         let nodes = core.exec.graph_nodes(graph);
         drop(core);
         Ok(Graph::new(self.clone(), graph, nodes, accesses))
@@ -189,7 +189,7 @@ impl Stream {
     #[inline]
     fn enqueue(
         &self,
-        op: Op,
+        op: &Op,
         work: impl FnOnce(&mut dyn crate::exec::Exec) -> Result<Span>,
     ) -> Result<()> {
         self.device.core().run(op, |exec| Ok(((), work(exec)?)))

@@ -127,7 +127,7 @@ impl Core {
         &mut self,
         op: &Op,
         rule: CaptureRule,
-    ) -> Result<Option<Capture>> {
+    ) -> Result<Option<Box<Capture>>> {
         match (rule, &self.capture) {
             (CaptureRule::Work | CaptureRule::BlockingWork | CaptureRule::Edge, _) => {
                 self.check_not_invalidated(on_stream(op))?;
@@ -164,7 +164,7 @@ impl Core {
     /// stream is not capturing, where an illegal call invalidated it, and
     /// where a stream that joined it was not joined back (the capture ends
     /// then too, as CUDA's does).
-    fn take_capture(&mut self, op: &Op) -> Result<Capture> {
+    fn take_capture(&mut self, op: &Op) -> Result<Box<Capture>> {
         let stream = on_stream(op);
         let capture = match self.capture.take() {
             Some(c) if c.stream == stream => c,

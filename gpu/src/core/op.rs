@@ -61,8 +61,15 @@ impl Op {
 
     /// Adds `effect` to what the call tells the race checker.
     pub(crate) fn race(mut self, effect: Race) -> Self {
-        self.race.push(effect);
+        self.add_race(effect);
         self
+    }
+
+    /// [`Op::race`] in place, for the hot path of a launch: returning the
+    /// call by value from the builder copies all of it (a few hundred bytes).
+    #[inline]
+    pub(crate) fn add_race(&mut self, effect: Race) {
+        self.race.push(effect);
     }
 
     /// The name of the call, as errors show it.
@@ -174,9 +181,15 @@ impl Effects {
     ///
     /// # Panics
     /// With two effects there already (a bug in the crate: no call has more).
+    #[inline]
     fn push(&mut self, effect: Race) {
-        let slot = self.0.iter_mut().find(|slot| slot.is_none());
-        *slot.expect("a call has at most two race effects") = Some(effect);
+        // Matched slot by slot, so that a call's first effect, built where
+        // the call is, is written straight into the first slot.
+        match &mut self.0 {
+            [first @ None, _] => *first = Some(effect),
+            [_, second @ None] => *second = Some(effect),
+            _ => panic!("a call has at most two race effects"),
+        }
     }
 
     /// The effects, in order.

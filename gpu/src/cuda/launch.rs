@@ -115,6 +115,7 @@ pub(super) struct Plan {
 /// `sum_slot`, or `None` when its grid would be empty (no elements, no rows,
 /// an empty batch): CUDA rejects a grid of zero blocks, and there is nothing
 /// to do.
+#[inline]
 pub(super) fn plan(kernel: &Kernel, sum_slot: u64) -> Result<Option<Plan>> {
     use Arg::U64;
     let name = kernel.name();
@@ -246,27 +247,28 @@ pub(super) fn launch(
     ctx: &CudaContext,
     stream: CUstream,
     function: CUfunction,
-    plan: &Plan,
+    plan: &mut Plan,
 ) -> Result<()> {
     ctx.check_err().map_err(drv("cuLaunchKernel"))?;
-    let mut args = plan.args;
-    match submit(stream, function, plan, &mut args) {
+    match submit(stream, function, plan) {
         Err(DriverError(CUresult::CUDA_ERROR_INVALID_CONTEXT)) => {
             ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-            submit(stream, function, plan, &mut args)
+            submit(stream, function, plan)
         }
         submitted => submitted,
     }
     .map_err(drv("cuLaunchKernel"))
 }
 
-/// One `cuLaunchKernel` of `plan` with `args`, its arguments.
+/// One `cuLaunchKernel` of `plan`, its arguments pointed to where the plan
+/// keeps them (mutably borrowed, as the driver's `void**` asks; not copied).
 fn submit(
     stream: CUstream,
     function: CUfunction,
-    plan: &Plan,
-    args: &mut Args,
+    plan: &mut Plan,
 ) -> std::result::Result<(), DriverError> {
+    let (grid, block) = (plan.grid, plan.block);
+    let args = &mut plan.args;
     let len = args.len;
     let mut params = [std::ptr::null_mut::<c_void>(); Args::MAX];
     for (param, arg) in params.iter_mut().zip(&mut args.items[..len]) {
@@ -284,8 +286,8 @@ fn submit(
     unsafe {
         result::launch_kernel(
             function,
-            (plan.grid, 1, 1),
-            (plan.block, 1, 1),
+            (grid, 1, 1),
+            (block, 1, 1),
             0,
             stream,
             &mut params[..len],

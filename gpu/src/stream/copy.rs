@@ -166,7 +166,7 @@ impl Stream {
     /// bytes the copy moves: the one way every copy reaches the choke point.
     fn queue_copy(&self, op: Op, copy: Copy<'_>) -> Result<()> {
         let (stream, bytes) = (self.id, copy.bytes() as u64);
-        self.enqueue(op.on(stream).bytes(bytes), |exec| exec.copy(stream, copy))
+        self.enqueue(&op.on(stream).bytes(bytes), |exec| exec.copy(stream, copy))
     }
 
     fn check_pinned<T: Elem>(

@@ -7,7 +7,6 @@ use crate::elem::{AsView, Elem, Scalar, View};
 use crate::error::{GpuError, Result};
 use crate::kernels::Kernel;
 use crate::label::Label;
-use crate::race::{Range, Ranges};
 use crate::trace::{CallSite, OpKind};
 use std::time::Duration;
 
@@ -33,23 +32,15 @@ impl Stream {
     /// formats nothing: the ranges are inline, the names static.
     fn launch(&self, kernel: Kernel, site: CallSite) -> Result<()> {
         let name = kernel.name();
-        let ranges: Ranges = kernel
-            .accesses()
-            .iter()
-            .flatten()
-            .map(|a| Range {
-                addr: a.view.addr,
-                bytes: a.view.bytes(),
-                write: a.write,
-            })
-            .collect();
+        let ranges = kernel.accesses();
         let bytes = ranges.iter().map(|r| r.bytes).sum();
-        let op = Op::new(OpKind::Launch, name, site)
-            .on(self.id)
-            .bytes(bytes)
-            .race(Race::Access(NodeAccess::new(ranges, Label::Kernel(name))));
+        // Built in place: the by-value builders copy the whole call at each step.
+        let mut op = Op::new(OpKind::Launch, name, site);
+        op.stream = Some(self.id);
+        op.bytes = bytes;
+        op.add_race(Race::Access(NodeAccess::new(ranges, Label::Kernel(name))));
         let stream = self.id;
-        self.enqueue(op, |exec| exec.launch(stream, &kernel))
+        self.enqueue(&op, |exec| exec.launch(stream, &kernel))
     }
 
     /// A kernel that busy-waits on the GPU for `duration` (`%globaltimer`).
