@@ -3,6 +3,7 @@
 
 use super::support::{CPU_STEP, Steps, describe, setup, steady_batch};
 use gpu::{BlockReason, OpKind};
+use judge_harness::polling::polling_loops;
 use judge_harness::{Ctx, Failure};
 
 pub(super) fn one_event_wait_per_step(ctx: &Ctx) -> Result<(), Failure> {
@@ -44,21 +45,16 @@ pub(super) fn one_event_wait_per_step(ctx: &Ctx) -> Result<(), Failure> {
             )
             .at(bad.site));
         }
-        let queries: Vec<_> = window
-            .iter()
-            .filter(|e| matches!(e.op, OpKind::EventQuery | OpKind::StreamQuery))
-            .collect();
-        if waits == 0 && queries.len() >= 3 {
-            let first = queries[0];
+        let polling = polling_loops(window.iter());
+        if let (0, Some(lp)) = (waits, polling.first()) {
             return Err(Failure::new(
                 "in each steady-state step: one event wait, then the CPU reads the step's results from pinned memory",
                 format!(
                     "after the launch of step {step}: `{}` called {} times and no event wait: a CPU that polls `query()` until the copy is done waits for the GPU as surely as `Event::synchronize`, and burns a core doing it",
-                    first.name,
-                    queries.len()
+                    lp.first.name, lp.times
                 ),
             )
-            .at(first.site)
+            .at(lp.first.site)
             .detail("where the CPU needs the results, wait for their event with `Event::synchronize`; see sampling-overlap.md#processing-the-results"));
         }
         if waits != 1 || !reads {

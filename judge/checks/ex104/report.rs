@@ -8,7 +8,8 @@
 //! stopping the loop at the first one. The suite's tests snapshot the
 //! report of the reference solution (`snapshots/`), which the chapter shows.
 
-use gpu::{BlockReason, CallSite, OpKind, Trace};
+use gpu::{BlockReason, CallSite, OpKind, Trace, TraceEntry};
+use judge_harness::polling::polling_loops;
 
 /// One call that can block, in one step of the loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,10 +31,6 @@ pub(crate) struct SyncCall {
     pub(crate) polls: usize,
 }
 
-/// A query called this many times from one line in one step is a loop that
-/// polls the GPU: the CPU waits for it as surely as with a synchronize.
-const POLLING: usize = 3;
-
 /// The blocking calls of steps `from..marks.len() - 1`, where `marks[t]` is
 /// the trace mark taken just before step `t` and the last mark follows the
 /// last step.
@@ -41,43 +38,28 @@ pub(crate) fn blocking_calls(trace: &Trace, marks: &[u64], from: usize) -> Vec<S
     let mut calls = Vec::new();
     for (step, window) in marks.windows(2).enumerate().skip(from) {
         let entries = trace.since(window[0]);
-        let mut queries: Vec<(SyncCall, usize)> = Vec::new();
-        for e in entries.iter().take_while(|e| e.seq < window[1]) {
-            let call = |reason, polls| SyncCall {
-                step,
-                name: e.name.clone(),
-                op: e.op,
-                reason,
-                bytes: e.bytes,
-                site: e.site,
-                polls,
-            };
+        let step_entries = || entries.iter().take_while(|e| e.seq < window[1]);
+        let call = |e: &TraceEntry, reason, polls| SyncCall {
+            step,
+            name: e.name.clone(),
+            op: e.op,
+            reason,
+            bytes: e.bytes,
+            site: e.site,
+            polls,
+        };
+        for e in step_entries() {
             if let Some(reason) = e.blocking {
-                calls.push(call(reason, 0));
-            } else if let Some(reason) = polled(e.op) {
-                match queries.iter_mut().find(|(q, _)| q.site == e.site) {
-                    Some((_, n)) => *n += 1,
-                    None => queries.push((call(reason, 0), 1)),
-                }
+                calls.push(call(e, reason, 0));
             }
         }
-        calls.extend(
-            queries
-                .into_iter()
-                .filter(|&(_, n)| n >= POLLING)
-                .map(|(q, n)| SyncCall { polls: n, ..q }),
-        );
+        // A query never blocks, but a line that queries again and again is
+        // a wait all the same (the rule 102's suite applies too).
+        for lp in polling_loops(step_entries()) {
+            calls.push(call(lp.first, lp.waits_like, lp.times));
+        }
     }
     calls
-}
-
-/// The wait a query stands for when the CPU calls it in a loop.
-fn polled(op: OpKind) -> Option<BlockReason> {
-    match op {
-        OpKind::EventQuery => Some(BlockReason::EventSynchronize),
-        OpKind::StreamQuery => Some(BlockReason::StreamSynchronize),
-        _ => None,
-    }
 }
 
 /// Whether step `t` ends a log window of `every` steps.

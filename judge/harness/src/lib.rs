@@ -25,6 +25,7 @@ mod channel;
 mod ctx;
 pub mod lockdown;
 mod macros;
+pub mod polling;
 pub mod protocol;
 mod rng;
 mod runner;
