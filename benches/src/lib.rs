@@ -35,6 +35,10 @@
 //! * [`launch_overhead`]: one launch of an empty kernel through cudarc's
 //!   result layer, cudarc's `launch_builder` and the `gpu` crate with its
 //!   checks on and off, pair by pair: what the crate's bookkeeping costs.
+//!   The same bookkeeping counted in instructions, which do not depend on
+//!   the machine's load: `benches/callgrind/launch-instructions` (valgrind's
+//!   callgrind over the example `launch_instructions`; its last output in
+//!   `benches/callgrind/launch-instructions.txt`).
 //! * [`sync_loop`]: a small serving loop with a sync every step or one per
 //!   window, and its step time against the decoder alone.
 //! * [`header`]: the provenance lines (command, device, date) that every
