@@ -198,12 +198,14 @@ impl Kernel {
         };
         match *self {
             Self::Spin { .. } => Ranges::default(),
-            Self::Fill { dst, .. } => few([w(dst)]),
-            Self::Sum { src, out, .. } => few([r(src), w(out.first())]),
-            Self::ArgmaxRows { src, out, rows, .. } => few([r(src), w(out.prefix(rows))]),
-            Self::FlagEq { src, flags, .. } => few([r(src), r(flags), w(flags)]),
-            Self::CountEq { src, out, .. } => few([r(src), r(out.first()), w(out.first())]),
-            Self::Affine { x, y, .. } => few([r(x), w(y)]),
+            Self::Fill { dst, .. } => Ranges::from([w(dst)]),
+            Self::Sum { src, out, .. } => Ranges::from([r(src), w(out.first())]),
+            Self::ArgmaxRows { src, out, rows, .. } => Ranges::from([r(src), w(out.prefix(rows))]),
+            Self::FlagEq { src, flags, .. } => Ranges::from([r(src), r(flags), w(flags)]),
+            Self::CountEq { src, out, .. } => {
+                Ranges::from([r(src), r(out.first()), w(out.first())])
+            }
+            Self::Affine { x, y, .. } => Ranges::from([r(x), w(y)]),
             Self::DecodeStep {
                 tokens_in,
                 embedding,
@@ -211,7 +213,7 @@ impl Kernel {
                 tokens_out,
                 batch,
                 ..
-            } => few([
+            } => Ranges::from([
                 r(tokens_in.prefix(batch)),
                 r(embedding),
                 r(weight),
@@ -246,11 +248,6 @@ impl Kernel {
             _ => 0,
         }
     }
-}
-
-/// Up to four ranges, inline.
-fn few<const N: usize>(ranges: [Range; N]) -> Ranges {
-    Ranges::from(ranges)
 }
 
 impl RawView {
