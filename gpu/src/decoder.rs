@@ -1,15 +1,20 @@
 //! A tiny decoder: embedding lookup, matmul, argmax. Enough to make the
 //! sampling exercises look like inference, small enough to check exactly.
 
+use crate::device::Device;
 use crate::elem::{AsView, ElemKind, RawView};
 use crate::error::Result;
 use crate::kernels::{Kernel, cpu};
 use crate::memory::DeviceBuffer;
+use crate::remote::What;
 use crate::stream::Stream;
+use crate::trace::CallSite;
+use serde::{Deserialize, Serialize};
+use std::rc::Rc;
 use std::time::Duration;
 
 /// The shape and the GPU time of a [`Decoder`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecoderConfig {
     /// Number of tokens.
     pub vocab: usize,
@@ -21,14 +26,52 @@ pub struct DecoderConfig {
     pub step_time: Duration,
 }
 
-/// The weights of a decoder, on the device and on the host.
-#[derive(Debug)]
+/// The weights of a decoder, on the device and on the host. Cheap to
+/// clone: the clones share the weights.
+#[derive(Clone, Debug)]
 pub struct Decoder {
+    inner: Rc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
     config: DecoderConfig,
-    embedding: DeviceBuffer<f32>,
-    weight: DeviceBuffer<f32>,
+    weights: Weights,
     host_embedding: Vec<f32>,
     host_weight: Vec<f32>,
+}
+
+/// Where the device's copy of the weights is.
+#[derive(Debug)]
+enum Weights {
+    /// On this process's device.
+    Local {
+        embedding: DeviceBuffer<f32>,
+        weight: DeviceBuffer<f32>,
+    },
+    /// On a device of the judge's, as its decoder `id` ([`crate::remote`]).
+    Remote { device: Device, id: u32 },
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Weights::Remote { device, id } = &self.weights
+            && let Some(remote) = device.proxy()
+        {
+            let site = CallSite::internal("drop of a Decoder");
+            remote.forget(site, What::DropDecoder { decoder: *id });
+        }
+    }
+}
+
+/// The embedding and the output weights of `config`, made from its seed.
+fn host_weights(config: &DecoderConfig) -> (Vec<f32>, Vec<f32>) {
+    let embedding = weights(config.seed, config.vocab * config.hidden);
+    let weight = weights(
+        config.seed ^ 0x9e37_79b9_7f4a_7c15,
+        config.hidden * config.vocab,
+    );
+    (embedding, weight)
 }
 
 impl Decoder {
@@ -36,40 +79,82 @@ impl Decoder {
     /// (pageable copies: do this at setup, not in a hot loop).
     #[track_caller]
     pub fn new(stream: &Stream, config: DecoderConfig) -> Result<Self> {
-        let host_embedding = weights(config.seed, config.vocab * config.hidden);
-        let host_weight = weights(
-            config.seed ^ 0x9e37_79b9_7f4a_7c15,
-            config.hidden * config.vocab,
-        );
+        let site = CallSite::caller();
+        if let Some(remote) = stream.device().proxy() {
+            let what = What::NewDecoder {
+                stream: stream.id(),
+                config: config.clone(),
+            };
+            let id = remote.call(site, what)?;
+            return Ok(Self::remote(stream.device().clone(), id, config));
+        }
+        let (host_embedding, host_weight) = host_weights(&config);
         let embedding = stream.alloc_zeros(host_embedding.len())?;
         let weight = stream.alloc_zeros(host_weight.len())?;
         stream.copy_from_host(&host_embedding, &embedding)?;
         stream.copy_from_host(&host_weight, &weight)?;
-        Ok(Self {
+        Ok(Self::with(
             config,
-            embedding,
-            weight,
-            host_embedding,
-            host_weight,
-        })
+            Weights::Local { embedding, weight },
+            (host_embedding, host_weight),
+        ))
+    }
+
+    fn with(config: DecoderConfig, weights: Weights, host: (Vec<f32>, Vec<f32>)) -> Self {
+        Self {
+            inner: Rc::new(Inner {
+                config,
+                weights,
+                host_embedding: host.0,
+                host_weight: host.1,
+            }),
+        }
+    }
+
+    /// A proxy of decoder `id` of the judge's `device`; its host weights are
+    /// made here again from the seed, for [`Decoder::reference_step`].
+    pub(crate) fn remote(device: Device, id: u32, config: DecoderConfig) -> Self {
+        let host = host_weights(&config);
+        Self::with(config, Weights::Remote { device, id }, host)
     }
 
     /// The configuration.
     pub fn config(&self) -> &DecoderConfig {
-        &self.config
+        &self.inner.config
     }
 
-    pub(crate) fn kernel(&self, tokens_in: RawView, tokens_out: RawView) -> Kernel {
-        Kernel::DecodeStep {
+    /// The device its weights live on.
+    pub(crate) fn device(&self) -> &Device {
+        match &self.inner.weights {
+            Weights::Local { embedding, .. } => embedding.device(),
+            Weights::Remote { device, .. } => device,
+        }
+    }
+
+    /// Its handle on the judge's `device`, when it is a proxy of that device's.
+    pub(crate) fn remote_id(&self, on: &Device) -> Option<u32> {
+        match &self.inner.weights {
+            Weights::Remote { device, id } if device.same(on) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The kernel of one step on this process's device; `None` for a proxy.
+    pub(crate) fn kernel(&self, tokens_in: RawView, tokens_out: RawView) -> Option<Kernel> {
+        let Weights::Local { embedding, weight } = &self.inner.weights else {
+            return None;
+        };
+        let config = &self.inner.config;
+        Some(Kernel::DecodeStep {
             tokens_in,
-            embedding: self.embedding.view().raw(),
-            weight: self.weight.view().raw(),
+            embedding: embedding.view().raw(),
+            weight: weight.view().raw(),
             tokens_out,
             batch: tokens_in.len,
-            hidden: self.config.hidden,
-            vocab: self.config.vocab,
-            pad_ns: self.config.step_time.as_nanos() as u64,
-        }
+            hidden: config.hidden,
+            vocab: config.vocab,
+            pad_ns: config.step_time.as_nanos() as u64,
+        })
     }
 
     /// The next token after each of `tokens`, computed on the CPU with the
@@ -86,15 +171,15 @@ impl Decoder {
                 elem: ElemKind::I32,
                 ..view(HostModel::TOKENS, tokens.len())
             },
-            embedding: view(HostModel::EMBEDDING, self.host_embedding.len()),
-            weight: view(HostModel::WEIGHT, self.host_weight.len()),
+            embedding: view(HostModel::EMBEDDING, self.inner.host_embedding.len()),
+            weight: view(HostModel::WEIGHT, self.inner.host_weight.len()),
             tokens_out: RawView {
                 elem: ElemKind::I32,
                 ..view(HostModel::OUT, tokens.len())
             },
             batch: tokens.len(),
-            hidden: self.config.hidden,
-            vocab: self.config.vocab,
+            hidden: self.inner.config.hidden,
+            vocab: self.inner.config.vocab,
             pad_ns: 0,
         };
         cpu::run(&kernel, &mut mem);
@@ -133,8 +218,8 @@ impl HostModel {
         Self {
             regions: [
                 bytemuck::cast_slice(tokens).to_vec(),
-                bytemuck::cast_slice(&decoder.host_embedding).to_vec(),
-                bytemuck::cast_slice(&decoder.host_weight).to_vec(),
+                bytemuck::cast_slice(&decoder.inner.host_embedding).to_vec(),
+                bytemuck::cast_slice(&decoder.inner.host_weight).to_vec(),
                 vec![0; std::mem::size_of_val(tokens)],
             ],
         }

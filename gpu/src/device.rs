@@ -6,6 +6,7 @@ use crate::elem::{Elem, View};
 use crate::error::{GpuError, Result};
 use crate::memory::{PinnedBuffer, Segment};
 use crate::race::RaceReport;
+use crate::remote::{Proxy as Remote, What};
 use crate::stream::Stream;
 use crate::trace::{BackendKind, BlockReason, CallSite, OpKind, Trace};
 use crate::virt::VirtualGpu;
@@ -72,7 +73,24 @@ impl Default for DeviceOptions {
 /// A device is used from one thread: it is neither `Send` nor `Sync`.
 #[derive(Clone)]
 pub struct Device {
-    pub(crate) shared: Rc<RefCell<Core>>,
+    inner: Inner,
+}
+
+/// Where a device lives: in this process, or in the judge's
+/// ([`crate::remote`]: every call goes over a link).
+#[derive(Clone)]
+enum Inner {
+    Local(Rc<RefCell<Core>>),
+    Remote(Rc<Remote>),
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.inner {
+            Inner::Local(_) => f.write_str("Device(in this process)"),
+            Inner::Remote(_) => f.write_str("Device(in the judge's process)"),
+        }
+    }
 }
 
 static ANNOUNCED: AtomicBool = AtomicBool::new(false);
@@ -117,45 +135,101 @@ impl Device {
             eprintln!("gpu: using the CUDA backend ({})", core.info.name);
         }
         Ok(Self {
-            shared: Rc::new(RefCell::new(core)),
+            inner: Inner::Local(Rc::new(RefCell::new(core))),
         })
     }
 
+    /// A proxy of a device of the judge's ([`crate::remote::agent`]).
+    pub(crate) fn remote(proxy: Rc<Remote>) -> Self {
+        Self {
+            inner: Inner::Remote(proxy),
+        }
+    }
+
+    /// The device's front end. Every public call takes its remote path
+    /// first, so a proxy never gets here.
     pub(crate) fn core(&self) -> RefMut<'_, Core> {
-        self.shared.borrow_mut()
+        match &self.inner {
+            Inner::Local(core) => core.borrow_mut(),
+            Inner::Remote(_) => unreachable!("a call of a remote device took the local path"),
+        }
+    }
+
+    /// The front end unless a call is using it (a drop during a panic in a
+    /// call), or `None` for a proxy.
+    pub(crate) fn try_core(&self) -> Option<RefMut<'_, Core>> {
+        match &self.inner {
+            Inner::Local(core) => core.try_borrow_mut().ok(),
+            Inner::Remote(_) => None,
+        }
+    }
+
+    /// The proxy, when the device lives in the judge's process.
+    #[inline]
+    pub(crate) fn proxy(&self) -> Option<&Remote> {
+        match &self.inner {
+            Inner::Local(_) => None,
+            Inner::Remote(proxy) => Some(proxy),
+        }
     }
 
     pub(crate) fn same(&self, other: &Device) -> bool {
-        Rc::ptr_eq(&self.shared, &other.shared)
+        match (&self.inner, &other.inner) {
+            (Inner::Local(a), Inner::Local(b)) => Rc::ptr_eq(a, b),
+            (Inner::Remote(a), Inner::Remote(b)) => a.same(b),
+            _ => false,
+        }
     }
 
     /// The backend in use.
     pub fn backend(&self) -> BackendKind {
-        self.core().info.backend
+        match self.proxy() {
+            Some(remote) => remote.description().backend,
+            None => self.core().info.backend,
+        }
     }
 
     /// The device's name ("NVIDIA H200", "virtual GPU").
     pub fn name(&self) -> String {
-        self.core().info.name.clone()
+        match self.proxy() {
+            Some(remote) => remote.description().name.clone(),
+            None => self.core().info.name.clone(),
+        }
     }
 
     /// Compute capability (major, minor); the virtual GPU reports 9.0.
     pub fn compute_capability(&self) -> (u32, u32) {
-        self.core().info.compute_capability
+        match self.proxy() {
+            Some(remote) => remote.description().compute_capability,
+            None => self.core().info.compute_capability,
+        }
     }
 
     /// Device memory in bytes.
     pub fn total_memory(&self) -> u64 {
-        self.core().info.total_memory
+        match self.proxy() {
+            Some(remote) => remote.description().total_memory,
+            None => self.core().info.total_memory,
+        }
     }
 
     /// The cost table the virtual GPU uses (also kept on the CUDA backend, for reference).
     pub fn calibration(&self) -> Calibration {
-        self.core().calibration.clone()
+        match self.proxy() {
+            Some(remote) => remote.description().calibration.clone(),
+            None => self.core().calibration.clone(),
+        }
     }
 
     /// The CPU clock: time since the device opened (virtual time on the virtual GPU).
+    #[track_caller]
     pub fn now(&self) -> Duration {
+        if let Some(remote) = self.proxy() {
+            let ns = remote
+                .call(CallSite::caller(), What::Now)
+                .unwrap_or_default();
+            return Duration::from_nanos(ns);
+        }
         Duration::from_nanos(self.core().exec.now_ns())
     }
 
@@ -164,6 +238,10 @@ impl Device {
     #[track_caller]
     pub fn new_stream(&self) -> Result<Stream> {
         let site = CallSite::caller();
+        if let Some(remote) = self.proxy() {
+            let id = remote.call(site, What::NewStream)?;
+            return Ok(Stream::new(self.clone(), id));
+        }
         let mut core = self.core();
         let id = core.call(&Op::new(OpKind::CreateStream, "new_stream", site), |exec| {
             exec.create_stream()
@@ -177,6 +255,10 @@ impl Device {
     #[track_caller]
     pub fn new_event(&self) -> Result<crate::event::Event> {
         let site = CallSite::caller();
+        if let Some(remote) = self.proxy() {
+            let id = remote.call(site, What::NewEvent)?;
+            return Ok(crate::event::Event::new(self.clone(), id));
+        }
         let id = self
             .core()
             .call(&Op::new(OpKind::CreateEvent, "new_event", site), |exec| {
@@ -189,6 +271,9 @@ impl Device {
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
+        if let Some(remote) = self.proxy() {
+            return remote.call(site, What::Synchronize);
+        }
         let op = Op::new(OpKind::DeviceSynchronize, "device synchronize", site)
             .blocking(BlockReason::DeviceSynchronize)
             .race(Race::DeviceDone);
@@ -201,6 +286,9 @@ impl Device {
     pub fn host_work(&self, duration: Duration) {
         let site = CallSite::caller();
         let ns = duration.as_nanos() as u64;
+        if let Some(remote) = self.proxy() {
+            return remote.forget(site, What::HostWork { ns });
+        }
         let op = Op::new(OpKind::HostWork, "host work", site);
         self.core()
             .call(&op, |exec| {
@@ -215,6 +303,10 @@ impl Device {
     #[track_caller]
     pub fn alloc_segment(&self, bytes: usize) -> Result<Segment> {
         let site = CallSite::caller();
+        if let Some(remote) = self.proxy() {
+            let addr = remote.call(site, What::AllocSegment { bytes })?;
+            return Ok(Segment::new(self.clone(), addr, bytes, site));
+        }
         let mut core = self.core();
         let op = Op::new(OpKind::AllocSegment, "cuMemAlloc", site).bytes(bytes as u64);
         let capacity = core.info.total_memory;
@@ -243,6 +335,10 @@ impl Device {
     pub fn alloc_pinned<T: Elem>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         let site = CallSite::caller();
         let bytes = crate::elem::byte_len::<T>(len, "alloc_pinned", site)?;
+        if let Some(remote) = self.proxy() {
+            let host = remote.call(site, What::AllocPinned { elem: T::KIND, len })?;
+            return Ok(PinnedBuffer::new(self.clone(), host, len));
+        }
         let op = Op::new(OpKind::AllocPinned, "cuMemHostAlloc", site).bytes(bytes as u64);
         let host = self.core().call(&op, |exec| exec.alloc_pinned(bytes))?;
         Ok(PinnedBuffer::new(self.clone(), host, len))
@@ -264,38 +360,61 @@ impl Device {
             });
         }
         let bytes = crate::elem::byte_len::<T>(len, "view", site)? as u64;
+        if let Some(remote) = self.proxy() {
+            let elem = T::KIND;
+            remote.call::<()>(site, What::CheckView { elem, addr, len })?;
+            return Ok(View::new(addr, len));
+        }
         self.core().allocations.check("view", addr, bytes, site)?;
         Ok(View::new(addr, len))
     }
 
     /// Sets sync debug mode.
     pub fn set_sync_debug(&self, mode: SyncDebug) {
+        if self.proxy().is_some() {
+            crate::remote::judges_only("Device::set_sync_debug");
+        }
         self.core().sync_debug = mode;
     }
 
     /// The trace so far. On the CUDA backend with GPU timing on, this waits
     /// for the timed work to finish so its GPU times are known.
     pub fn trace(&self) -> Trace {
+        if self.proxy().is_some() {
+            crate::remote::judges_only("Device::trace");
+        }
         self.core().trace()
     }
 
     /// The sequence number the next call will get (mark the start of a phase).
     pub fn trace_mark(&self) -> u64 {
+        if self.proxy().is_some() {
+            crate::remote::judges_only("Device::trace_mark");
+        }
         self.core().trace_len()
     }
 
     /// Forgets the trace so far.
     pub fn clear_trace(&self) {
+        if self.proxy().is_some() {
+            crate::remote::judges_only("Device::clear_trace");
+        }
         self.core().clear_trace();
     }
 
     /// The races found so far.
     pub fn races(&self) -> Vec<RaceReport> {
+        if self.proxy().is_some() {
+            crate::remote::judges_only("Device::races");
+        }
         self.core().races().to_vec()
     }
 
     /// Removes and returns the races found so far.
     pub fn take_races(&self) -> Vec<RaceReport> {
+        if self.proxy().is_some() {
+            crate::remote::judges_only("Device::take_races");
+        }
         self.core().take_races()
     }
 }

@@ -6,9 +6,11 @@
 //! race reports.
 
 use crate::trace::CallSite;
+use serde::{Deserialize, Serialize};
 
-/// Every way a call into this crate can fail.
-#[derive(Debug, thiserror::Error)]
+/// Every way a call into this crate can fail. Errors cross processes (a
+/// device of the judge's answers learner code with them), so they serialize.
+#[derive(Debug, thiserror::Error, Serialize)]
 #[non_exhaustive]
 pub enum GpuError {
     /// `Backend::Cuda` was asked for where no CUDA driver or device exists.
@@ -203,5 +205,266 @@ impl GpuError {
     }
 }
 
+/// Read back as [`Wire`], whose names are owned, then interned: a derived
+/// `Deserialize` would borrow the `&'static str` fields from the input.
+impl<'de> Deserialize<'de> for GpuError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Wire::deserialize(d).map(GpuError::from)
+    }
+}
+
+/// [`GpuError`] with owned names: the same variants and fields, in the same
+/// order (the test below round-trips every one).
+#[derive(Deserialize)]
+enum Wire {
+    NoCudaDevice {
+        reason: String,
+    },
+    BadBackendVariable {
+        value: String,
+    },
+    Driver {
+        call: String,
+        message: String,
+    },
+    Compile {
+        log: String,
+    },
+    Length {
+        op: String,
+        detail: String,
+        site: CallSite,
+    },
+    InvalidView {
+        op: String,
+        addr: u64,
+        bytes: u64,
+        site: CallSite,
+    },
+    OutOfMemory {
+        op: String,
+        requested: u64,
+        capacity: u64,
+        site: CallSite,
+    },
+    IllegalInCapture {
+        op: String,
+        stream: u32,
+        why: String,
+        site: CallSite,
+    },
+    CaptureInvalidated {
+        stream: u32,
+        op: String,
+        site: CallSite,
+    },
+    CaptureUnjoined {
+        stream: u32,
+        joined: u32,
+        joined_at: CallSite,
+        site: CallSite,
+    },
+    CaptureState {
+        op: String,
+        detail: String,
+        site: CallSite,
+    },
+    SyncDisallowed {
+        op: String,
+        reason: String,
+        site: CallSite,
+    },
+    Event {
+        op: String,
+        detail: String,
+        site: CallSite,
+    },
+    ForeignHandle {
+        op: String,
+        site: CallSite,
+    },
+    Calibration {
+        path: String,
+        detail: String,
+    },
+}
+
+impl From<Wire> for GpuError {
+    fn from(wire: Wire) -> Self {
+        use crate::trace::intern;
+        match wire {
+            Wire::NoCudaDevice { reason } => Self::NoCudaDevice { reason },
+            Wire::BadBackendVariable { value } => Self::BadBackendVariable { value },
+            Wire::Driver { call, message } => Self::Driver {
+                call: intern(call),
+                message,
+            },
+            Wire::Compile { log } => Self::Compile { log },
+            Wire::Length { op, detail, site } => Self::Length {
+                op: intern(op),
+                detail,
+                site,
+            },
+            Wire::InvalidView {
+                op,
+                addr,
+                bytes,
+                site,
+            } => Self::InvalidView {
+                op: intern(op),
+                addr,
+                bytes,
+                site,
+            },
+            Wire::OutOfMemory {
+                op,
+                requested,
+                capacity,
+                site,
+            } => Self::OutOfMemory {
+                op: intern(op),
+                requested,
+                capacity,
+                site,
+            },
+            Wire::IllegalInCapture {
+                op,
+                stream,
+                why,
+                site,
+            } => Self::IllegalInCapture {
+                op: intern(op),
+                stream,
+                why: intern(why),
+                site,
+            },
+            Wire::CaptureInvalidated { stream, op, site } => Self::CaptureInvalidated {
+                stream,
+                op: intern(op),
+                site,
+            },
+            Wire::CaptureUnjoined {
+                stream,
+                joined,
+                joined_at,
+                site,
+            } => Self::CaptureUnjoined {
+                stream,
+                joined,
+                joined_at,
+                site,
+            },
+            Wire::CaptureState { op, detail, site } => Self::CaptureState {
+                op: intern(op),
+                detail,
+                site,
+            },
+            Wire::SyncDisallowed { op, reason, site } => Self::SyncDisallowed {
+                op: intern(op),
+                reason,
+                site,
+            },
+            Wire::Event { op, detail, site } => Self::Event {
+                op: intern(op),
+                detail,
+                site,
+            },
+            Wire::ForeignHandle { op, site } => Self::ForeignHandle {
+                op: intern(op),
+                site,
+            },
+            Wire::Calibration { path, detail } => Self::Calibration { path, detail },
+        }
+    }
+}
+
 /// The crate's result type.
 pub type Result<T, E = GpuError> = std::result::Result<T, E>;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// One error of each kind, each field set.
+    fn every_kind() -> Vec<GpuError> {
+        let site = CallSite {
+            file: "src/lib.rs",
+            line: 7,
+            column: 9,
+        };
+        let joined_at = CallSite { line: 3, ..site };
+        vec![
+            GpuError::NoCudaDevice { reason: "r".into() },
+            GpuError::BadBackendVariable { value: "v".into() },
+            GpuError::Driver {
+                call: "cuInit",
+                message: "m".into(),
+            },
+            GpuError::Compile { log: "l".into() },
+            GpuError::Length {
+                op: "copy",
+                detail: "d".into(),
+                site,
+            },
+            GpuError::InvalidView {
+                op: "fill",
+                addr: 4096,
+                bytes: 64,
+                site,
+            },
+            GpuError::OutOfMemory {
+                op: "alloc_zeros",
+                requested: 1,
+                capacity: 2,
+                site,
+            },
+            GpuError::IllegalInCapture {
+                op: "synchronize",
+                stream: 1,
+                why: "w",
+                site,
+            },
+            GpuError::CaptureInvalidated {
+                stream: 1,
+                op: "query",
+                site,
+            },
+            GpuError::CaptureUnjoined {
+                stream: 1,
+                joined: 2,
+                joined_at,
+                site,
+            },
+            GpuError::CaptureState {
+                op: "end_capture",
+                detail: "d".into(),
+                site,
+            },
+            GpuError::SyncDisallowed {
+                op: "to_vec",
+                reason: "r".into(),
+                site,
+            },
+            GpuError::Event {
+                op: "elapsed_ms",
+                detail: "d".into(),
+                site,
+            },
+            GpuError::ForeignHandle { op: "record", site },
+            GpuError::Calibration {
+                path: "p".into(),
+                detail: "d".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_error_crosses_a_process_unchanged() {
+        for error in every_kind() {
+            let bytes = postcard::to_stdvec(&error).unwrap();
+            let back: GpuError = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back.to_string(), error.to_string());
+            assert_eq!(format!("{back:?}"), format!("{error:?}"));
+        }
+    }
+}

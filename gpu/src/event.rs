@@ -10,6 +10,7 @@ use crate::core::{Op, Race};
 use crate::device::Device;
 use crate::error::{GpuError, Result};
 use crate::exec::EventId;
+use crate::remote::What;
 use crate::stream::Stream;
 use crate::trace::{BlockReason, CallSite, OpKind};
 use std::cell::Cell;
@@ -29,7 +30,11 @@ impl std::fmt::Debug for Event {
 
 impl Drop for Event {
     fn drop(&mut self) {
-        if let Ok(mut core) = self.device.shared.try_borrow_mut() {
+        if let Some(remote) = self.device.proxy() {
+            let site = CallSite::internal("drop of an Event");
+            return remote.forget(site, What::DropEvent { event: self.id });
+        }
+        if let Some(mut core) = self.device.try_core() {
             core.exec.destroy_event(self.id);
         }
     }
@@ -66,6 +71,15 @@ impl Event {
             return Err(GpuError::ForeignHandle { op: "record", site });
         }
         let (id, sid) = (self.id, stream.id());
+        if let Some(remote) = self.device.proxy() {
+            let what = What::RecordEvent {
+                event: id,
+                stream: sid,
+            };
+            remote.call::<()>(site, what)?;
+            self.recorded.set(true);
+            return Ok(());
+        }
         let op = Op::new(OpKind::EventRecord, "record event", site)
             .on(sid)
             .race(Race::Record(id));
@@ -81,6 +95,9 @@ impl Event {
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
         let id = self.id;
+        if let Some(remote) = self.device.proxy() {
+            return remote.call(site, What::EventSynchronize { event: id });
+        }
         let op = Op::new(OpKind::EventSynchronize, "event synchronize", site)
             .blocking(BlockReason::EventSynchronize)
             .race(Race::EventDone(id));
@@ -93,6 +110,9 @@ impl Event {
     pub fn query(&self) -> Result<bool> {
         let site = CallSite::caller();
         let id = self.id;
+        if let Some(remote) = self.device.proxy() {
+            return remote.call(site, What::EventQuery { event: id });
+        }
         let op = Op::new(OpKind::EventQuery, "event query", site).race(Race::EventDone(id));
         self.device.core().query(&op, |exec| exec.query_event(id))
     }
@@ -116,6 +136,9 @@ impl Event {
             });
         }
         let (a, b) = (self.id, end.id);
+        if let Some(remote) = self.device.proxy() {
+            return remote.call(site, What::ElapsedMs { start: a, end: b });
+        }
         let op = Op::new(OpKind::EventElapsed, "elapsed time", site)
             .blocking(BlockReason::ElapsedTime)
             .race(Race::EventDone(a))

@@ -11,17 +11,18 @@
 use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::trace::{BackendKind, GpuSpan, StreamId};
+use serde::{Deserialize, Serialize};
 
 /// Identifies an event of one device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub(crate) struct EventId(pub(crate) u32);
 
 /// Identifies a pinned host allocation of one device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub(crate) struct HostId(pub(crate) u32);
 
 /// Identifies an instantiated graph of one device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub(crate) struct GraphId(pub(crate) u32);
 
 /// What the device is.

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::exec::GraphId;
 use crate::label::Label;
 use crate::race::Ranges;
+use crate::remote::What;
 use crate::stream::Stream;
 use crate::trace::{CallSite, OpKind};
 use std::collections::HashMap;
@@ -79,7 +80,11 @@ impl std::fmt::Debug for Graph {
 
 impl Drop for Graph {
     fn drop(&mut self) {
-        if let Ok(mut core) = self.stream.device().shared.try_borrow_mut() {
+        if let Some(remote) = self.stream.device().proxy() {
+            let site = CallSite::internal("drop of a Graph");
+            return remote.forget(site, What::DropGraph { graph: self.id });
+        }
+        if let Some(mut core) = self.stream.device().try_core() {
             core.exec.destroy_graph(self.id);
         }
     }
@@ -99,6 +104,10 @@ impl Graph {
             accesses: merge(accesses).into(),
             name: format!("graph ({nodes} nodes)").into(),
         }
+    }
+
+    pub(crate) fn id(&self) -> GraphId {
+        self.id
     }
 
     /// Number of operations in the graph.
@@ -121,6 +130,9 @@ impl Graph {
     #[track_caller]
     pub fn launch(&self) -> Result<()> {
         let site = CallSite::caller();
+        if let Some(remote) = self.stream.device().proxy() {
+            return remote.call(site, What::LaunchGraph { graph: self.id });
+        }
         let (id, stream) = (self.id, self.stream.id());
         let op = Op::new(OpKind::GraphLaunch, self.name.clone(), site)
             .on(stream)

@@ -117,6 +117,14 @@ mod label;
 mod measure;
 mod memory;
 mod race;
+// Devices in another process (the judge's): the proxies, the link, the
+// judge's side. On wasm32, where no other process is, `no_remote.rs`
+// stands in for it with the calls alone and a proxy that cannot exist.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod remote;
+#[cfg(target_arch = "wasm32")]
+#[path = "no_remote.rs"]
+mod remote;
 mod stream;
 mod trace;
 mod virt;

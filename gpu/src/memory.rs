@@ -6,6 +6,7 @@ use crate::elem::{AsView, Elem, View};
 use crate::error::{GpuError, Result};
 use crate::exec::HostId;
 use crate::race::{HOST_BASE, Range};
+use crate::remote::What;
 use crate::trace::{BlockReason, CallSite, OpKind, StreamId};
 
 /// Device memory from the stream-ordered pool (`cuMemAllocAsync`), zeroed on
@@ -52,6 +53,10 @@ impl<T: Elem> DeviceBuffer<T> {
         self.stream
     }
 
+    pub(crate) fn device(&self) -> &Device {
+        &self.device
+    }
+
     /// A view of elements `range`.
     #[track_caller]
     pub fn slice(&self, range: std::ops::Range<usize>) -> View<T> {
@@ -68,7 +73,11 @@ impl<T: Elem> DeviceBuffer<T> {
     }
 
     fn release(&self, site: CallSite) {
-        let Ok(mut core) = self.device.shared.try_borrow_mut() else {
+        if let Some(remote) = self.device.proxy() {
+            let addr = self.view.addr();
+            return remote.forget(site, What::FreeBuffer { addr });
+        }
+        let Some(mut core) = self.device.try_core() else {
             return; // dropped while the device is busy (a panic in a call): leak
         };
         let (addr, bytes) = (self.view.addr(), self.view.bytes() as u64);
@@ -156,6 +165,11 @@ impl Segment {
                 site,
             });
         }
+        if let Some(remote) = self.device.proxy() {
+            remote.call::<()>(site, What::FreeSegment { addr: self.addr })?;
+            self.freed = true;
+            return Ok(());
+        }
         // A refused free (sync debug mode, a capture) leaves the segment to
         // its `Drop`, which frees it anyway.
         self.release(site, false)?;
@@ -183,8 +197,15 @@ impl Segment {
 
 impl Drop for Segment {
     fn drop(&mut self) {
-        if !self.freed && self.device.shared.try_borrow_mut().is_ok() {
-            let _ = self.release(CallSite::internal("drop of a Segment"), true);
+        let site = CallSite::internal("drop of a Segment");
+        if let Some(remote) = self.device.proxy() {
+            if !self.freed {
+                remote.forget(site, What::DropSegment { addr: self.addr });
+            }
+            return;
+        }
+        if !self.freed && self.device.try_core().is_some() {
+            let _ = self.release(site, true);
         }
     }
 }
@@ -255,6 +276,12 @@ impl<T: Elem> PinnedBuffer<T> {
     #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
         let site = CallSite::caller();
+        if let Some(remote) = self.device.proxy() {
+            let bytes: Vec<u8> = remote
+                .call(site, What::ReadPinned { host: self.host })
+                .expect("a pinned read cannot fail");
+            return bytemuck::pod_collect_to_vec(&bytes);
+        }
         let mut bytes = vec![0u8; self.len * T::KIND.size()];
         let op = Op::new(OpKind::HostRead, "pinned read", site)
             .bytes(bytes.len() as u64)
@@ -286,6 +313,16 @@ impl<T: Elem> PinnedBuffer<T> {
             });
         }
         let bytes: &[u8] = bytemuck::cast_slice(data);
+        if let Some(remote) = self.device.proxy() {
+            let data = bytes.to_vec();
+            return remote.call(
+                site,
+                What::WritePinned {
+                    host: self.host,
+                    data,
+                },
+            );
+        }
         let op = Op::new(OpKind::HostWrite, "pinned write", site)
             .bytes(bytes.len() as u64)
             .race(self.cpu_access(data.len(), true, "a CPU write of pinned memory"));
@@ -299,10 +336,13 @@ impl<T: Elem> PinnedBuffer<T> {
 
 impl<T: Elem> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
-        let Ok(mut core) = self.device.shared.try_borrow_mut() else {
+        let site = CallSite::internal("drop of a PinnedBuffer");
+        if let Some(remote) = self.device.proxy() {
+            return remote.forget(site, What::DropPinned { host: self.host });
+        }
+        let Some(mut core) = self.device.try_core() else {
             return;
         };
-        let site = CallSite::internal("drop of a PinnedBuffer");
         let op = Op::new(OpKind::FreePinned, "cuMemFreeHost", site)
             .bytes((self.len * T::KIND.size()) as u64)
             .blocking(BlockReason::PinnedFree)

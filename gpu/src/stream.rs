@@ -16,6 +16,7 @@ use crate::exec::Span;
 use crate::graph::Graph;
 use crate::memory::DeviceBuffer;
 use crate::race::Range;
+use crate::remote::What;
 use crate::trace::{BlockReason, CallSite, OpKind, StreamId};
 
 /// A stream of one device. Cheap to clone.
@@ -52,6 +53,19 @@ impl Stream {
     pub fn alloc_zeros<T: Elem>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let site = CallSite::caller();
         let bytes = crate::elem::byte_len::<T>(len, "alloc_zeros", site)?;
+        if let Some(remote) = self.device.proxy() {
+            let what = What::AllocZeros {
+                stream: self.id,
+                elem: T::KIND,
+                len,
+            };
+            let addr = remote.call(site, what)?;
+            return Ok(DeviceBuffer::new(
+                self.device.clone(),
+                View::new(addr, len),
+                self.id,
+            ));
+        }
         let mut core = self.device.core();
         let op = Op::new(OpKind::Alloc, "cuMemAllocAsync", site)
             .on(self.id)
@@ -89,6 +103,9 @@ impl Stream {
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
         let site = CallSite::caller();
+        if let Some(remote) = self.device.proxy() {
+            return remote.call(site, What::StreamSynchronize { stream: self.id });
+        }
         let mut core = self.device.core();
         let op = Op::new(OpKind::StreamSynchronize, "stream synchronize", site)
             .on(self.id)
@@ -103,6 +120,9 @@ impl Stream {
     #[track_caller]
     pub fn query(&self) -> Result<bool> {
         let site = CallSite::caller();
+        if let Some(remote) = self.device.proxy() {
+            return remote.call(site, What::StreamQuery { stream: self.id });
+        }
         let mut core = self.device.core();
         let op = Op::new(OpKind::StreamQuery, "stream query", site)
             .on(self.id)
@@ -131,6 +151,10 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         let site = CallSite::caller();
         self.same_device(event.device(), "wait_event", site)?;
+        if let Some(remote) = self.device.proxy() {
+            let (stream, event) = (self.id, event.id());
+            return remote.call(site, What::WaitEvent { stream, event });
+        }
         let mut core = self.device.core();
         let (stream, id) = (self.id, event.id());
         let op = Op::new(OpKind::StreamWaitEvent, "wait event", site)
@@ -153,6 +177,9 @@ impl Stream {
     #[track_caller]
     pub fn begin_capture(&self) -> Result<()> {
         let site = CallSite::caller();
+        if let Some(remote) = self.device.proxy() {
+            return remote.call(site, What::BeginCapture { stream: self.id });
+        }
         let op = Op::new(OpKind::BeginCapture, "begin capture", site).on(self.id);
         self.device.core().begin_capture(&op)
     }
@@ -162,6 +189,10 @@ impl Stream {
     #[track_caller]
     pub fn end_capture(&self) -> Result<Graph> {
         let site = CallSite::caller();
+        if let Some(remote) = self.device.proxy() {
+            let (graph, nodes) = remote.call(site, What::EndCapture { stream: self.id })?;
+            return Ok(Graph::new(self.clone(), graph, nodes, Vec::new()));
+        }
         let mut core = self.device.core();
         let op = Op::new(OpKind::EndCapture, "end capture", site).on(self.id);
         let (graph, accesses) = core.end_capture(&op)?;
@@ -172,7 +203,12 @@ impl Stream {
 
     /// Whether this stream is capturing a graph now: it began the capture,
     /// or joined one by waiting for an event recorded inside it.
+    #[track_caller]
     pub fn is_capturing(&self) -> bool {
+        if let Some(remote) = self.device.proxy() {
+            let what = What::IsCapturing { stream: self.id };
+            return remote.call(CallSite::caller(), what).unwrap_or(false);
+        }
         self.device.core().in_capture(self.id)
     }
 

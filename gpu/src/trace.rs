@@ -28,11 +28,37 @@ pub struct CallSite {
     pub column: u32,
 }
 
+thread_local! {
+    /// The site every call takes while the judge makes a call of learner
+    /// code on its behalf ([`with_site`]).
+    static SITE: std::cell::Cell<Option<CallSite>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every call's site `site`: the judge's side of a call that
+/// learner code made in its own process ([`crate::remote`]), so that the
+/// trace and the race reports name the learner's line, not the judge's.
+pub(crate) fn with_site<R>(site: CallSite, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<CallSite>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SITE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SITE.with(|s| s.replace(Some(site))));
+    f()
+}
+
 impl CallSite {
-    /// The location of the caller of the `#[track_caller]` function that calls this.
+    /// The location of the caller of the `#[track_caller]` function that
+    /// calls this (or, while the judge makes a call for learner code in
+    /// another process, that code's site).
     #[track_caller]
+    #[inline]
     pub fn caller() -> Self {
-        Self::from(Location::caller())
+        match SITE.with(std::cell::Cell::get) {
+            Some(site) => site,
+            None => Self::from(Location::caller()),
+        }
     }
 
     /// A site for work the crate does on its own (drops, setup).
@@ -62,8 +88,12 @@ impl<'de> Deserialize<'de> for CallSite {
     }
 }
 
-/// A `&'static str` for a file name read back from JSON, leaking each distinct name once.
-fn intern(name: String) -> &'static str {
+/// A `&'static str` for a name read back (a file name, an operation),
+/// leaking each distinct name once. Names come from other processes, a
+/// learner's among them, so the table is bounded: past [`INTERNED`]
+/// distinct names, or for a name longer than [`NAME_LIMIT`] bytes, the
+/// name reads as `<a name the judge did not keep>`.
+pub(crate) fn intern(name: String) -> &'static str {
     use std::collections::BTreeSet;
     use std::sync::Mutex;
     static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
@@ -71,10 +101,18 @@ fn intern(name: String) -> &'static str {
     if let Some(known) = names.get(name.as_str()) {
         return known;
     }
+    if names.len() >= INTERNED || name.len() > NAME_LIMIT {
+        return "<a name the judge did not keep>";
+    }
     let leaked: &'static str = Box::leak(name.into_boxed_str());
     names.insert(leaked);
     leaked
 }
+
+/// The most distinct names [`intern`] keeps.
+const INTERNED: usize = 4096;
+/// The longest name [`intern`] keeps, in bytes.
+const NAME_LIMIT: usize = 4096;
 
 impl From<&'static Location<'static>> for CallSite {
     fn from(loc: &'static Location<'static>) -> Self {

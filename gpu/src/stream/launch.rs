@@ -7,7 +7,8 @@ use crate::elem::{AsView, Elem, Scalar, View};
 use crate::error::{GpuError, Result};
 use crate::kernels::Kernel;
 use crate::label::Label;
-use crate::trace::{CallSite, OpKind};
+use crate::remote::What;
+use crate::trace::{CallSite, OpKind, StreamId};
 use std::time::Duration;
 
 fn check(
@@ -31,6 +32,9 @@ impl Stream {
     /// Queues `kernel`: returns as soon as it is queued. Allocates and
     /// formats nothing: the ranges are inline, the names static.
     fn launch(&self, kernel: Kernel, site: CallSite) -> Result<()> {
+        if let Some(remote) = self.device.proxy() {
+            return remote.call(site, remote_launch(self.id, kernel));
+        }
         let name = kernel.name();
         let ranges = kernel.accesses();
         let bytes = ranges.iter().map(|r| r.bytes).sum();
@@ -231,6 +235,71 @@ impl Stream {
                 )
             },
         )?;
-        self.launch(decoder.kernel(tokens_in.raw(), tokens_out.raw()), site)
+        if let Some(remote) = self.device.proxy() {
+            let decoder = decoder
+                .remote_id(&self.device)
+                .ok_or(GpuError::ForeignHandle {
+                    op: "decode_step",
+                    site,
+                })?;
+            let (stream, tokens_in, tokens_out) = (self.id, tokens_in.raw(), tokens_out.raw());
+            let what = What::DecodeStep {
+                stream,
+                decoder,
+                tokens_in,
+                tokens_out,
+            };
+            return remote.call(site, what);
+        }
+        let kernel =
+            decoder
+                .kernel(tokens_in.raw(), tokens_out.raw())
+                .ok_or(GpuError::ForeignHandle {
+                    op: "decode_step",
+                    site,
+                })?;
+        self.launch(kernel, site)
+    }
+}
+
+/// The call that launches `kernel` on `stream` of a device of the judge's,
+/// through the public method that made it (a decoder step has its own, as
+/// it names the decoder).
+fn remote_launch(stream: StreamId, kernel: Kernel) -> What {
+    match kernel {
+        Kernel::Spin { ns } => What::Spin { stream, ns },
+        Kernel::Fill { dst, value } => What::Fill { stream, dst, value },
+        Kernel::Sum { src, out, pad_ns } => What::Sum {
+            stream,
+            delay_ns: pad_ns,
+            src,
+            out,
+        },
+        Kernel::ArgmaxRows {
+            src,
+            rows,
+            cols,
+            out,
+        } => What::ArgmaxRows {
+            stream,
+            src,
+            rows,
+            cols,
+            out,
+        },
+        Kernel::FlagEq { src, value, flags } => What::FlagEq {
+            stream,
+            src,
+            value,
+            flags,
+        },
+        Kernel::CountEq { src, value, out } => What::CountEq {
+            stream,
+            src,
+            value,
+            out,
+        },
+        Kernel::Affine { x, a, b, y } => What::Affine { stream, x, a, b, y },
+        Kernel::DecodeStep { .. } => unreachable!("a decoder step is sent by `decode_step`"),
     }
 }

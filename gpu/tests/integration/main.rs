@@ -13,6 +13,7 @@ mod capture;
 mod fork;
 mod kernels;
 mod races;
+mod remote;
 mod trace;
 
 /// Without a GPU, asking for CUDA is a clear error, never a panic; with one,
