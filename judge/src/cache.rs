@@ -65,7 +65,13 @@ pub(crate) fn for_course(course: &Course) -> Result<Option<Cache>> {
         return Ok(None);
     };
     let starter = course.exercise_dir(exercise);
-    let spec = Spec::new(course, exercise, &starter, &crate::role::Role::Exercise)?;
+    let spec = Spec::new(
+        course,
+        exercise,
+        &starter,
+        &crate::role::Role::Exercise,
+        compile::Kind::Harness,
+    )?;
     ensure(course, &spec).map(Some)
 }
 
@@ -74,7 +80,11 @@ pub(crate) fn for_course(course: &Course) -> Result<Option<Cache>> {
 pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
     let crate_dir = dir(course).join("crate");
     fs_err::create_dir_all(&crate_dir)?;
-    let manifest = cache_manifest(&compile::manifest(course, spec), &spec.lib)?;
+    let manifest = cache_manifest(
+        &compile::manifest(course, spec)?,
+        &spec.lib,
+        bridges(course),
+    )?;
     // Judges grading side by side share the cache: each file is replaced
     // whole, never seen half written.
     replace(&crate_dir.join("Cargo.toml"), &manifest)?;
@@ -109,6 +119,24 @@ pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
     })
 }
 
+/// Every exercise's bridge, as dependencies of the cache crate (by the
+/// name `bridge-ID`), so that an agent's build (its crate, its bridge, the
+/// `gpu` crate and the harness runtime) finds its bridge compiled.
+fn bridges(course: &Course) -> Vec<(String, toml::Value)> {
+    let mut bridges = Vec::new();
+    for exercise in &course.manifest.exercises {
+        let dir = course.bridge_dir(exercise);
+        let Ok(package) = compile::package_name(&dir) else {
+            continue;
+        };
+        let mut dependency = toml::Table::new();
+        dependency.insert("path".into(), dir.to_string_lossy().into_owned().into());
+        dependency.insert("package".into(), package.into());
+        bridges.push((format!("bridge-{}", exercise.id), dependency.into()));
+    }
+    bridges
+}
+
 /// Writes `text` to `path` unless it holds it already, atomically.
 fn replace(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
@@ -118,8 +146,9 @@ fn replace(path: &Path, text: &str) -> Result<()> {
 }
 
 /// A harness manifest less the crate under test (the dependency named
-/// `lib`) and its binary: a library crate with the same dependencies.
-fn cache_manifest(harness: &str, lib: &str) -> Result<String> {
+/// `lib`) and its binary, with `more` dependencies: a library crate with
+/// the same dependencies and those.
+fn cache_manifest(harness: &str, lib: &str, more: Vec<(String, toml::Value)>) -> Result<String> {
     let mut table: toml::Table =
         toml::from_str(harness).context("the harness manifest is not TOML")?;
     table.remove("bin");
@@ -131,6 +160,7 @@ fn cache_manifest(harness: &str, lib: &str) -> Result<String> {
         .and_then(toml::Value::as_table_mut)
     {
         deps.remove(lib);
+        deps.extend(more);
     }
     let mut lib_table = toml::Table::new();
     lib_table.insert("path".into(), "lib.rs".into());
@@ -201,7 +231,7 @@ mod tests {
     fn the_cache_crate_is_a_harness_without_the_crate_under_test() {
         let harness = "[package]\nname = \"harness-1\"\n[[bin]]\nname = \"harness-1\"\npath = \"main.rs\"\n[dependencies]\nfixture = { path = \"/x\" }\ngpu = { path = \"/t/gpu\" }\n[profile.release]\ndebug = \"line-tables-only\"\n";
         let cache: toml::Table =
-            toml::from_str(&cache_manifest(harness, "fixture").unwrap()).unwrap();
+            toml::from_str(&cache_manifest(harness, "fixture", Vec::new()).unwrap()).unwrap();
         assert_eq!(cache["package"]["name"].as_str(), Some(NAME));
         assert!(cache.get("bin").is_none());
         assert!(cache["dependencies"].get("fixture").is_none());

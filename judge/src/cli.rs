@@ -131,6 +131,12 @@ pub(crate) struct RunOptions {
     /// Use harnesses built by `judge build --out DIR` (for GPU machines without Rust).
     #[arg(long, value_name = "DIR")]
     pub(crate) prebuilt: Option<PathBuf>,
+    /// Decide the verdicts in the learner's process, as the CUDA backend
+    /// does, even on the virtual GPU (where the judge decides them in its
+    /// own): to compare the two or to audit, never to grade work you do not
+    /// trust. The results record where each exercise was decided.
+    #[arg(long)]
+    pub(crate) in_process: bool,
     #[command(flatten)]
     pub(crate) sandbox: SandboxArgs,
 }

@@ -20,7 +20,7 @@ use crate::course::Course;
 use crate::files::{paths_hash, write_if_changed};
 use crate::manifest::Exercise;
 use crate::role::Role;
-use crate::sandbox::{Grant, Kind, Sandbox};
+use crate::sandbox::{Grant, Kind as GrantKind, Sandbox};
 use anyhow::{Context, Result, bail};
 use cargo_metadata::Message;
 use cargo_metadata::diagnostic::DiagnosticLevel;
@@ -29,15 +29,36 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// What a build makes: where the learner's code will run, and so who
+/// decides the verdicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A harness: the check suite with the learner's crate linked in, one
+    /// process (the CUDA backend's way: `harness-ID-ROLE`).
+    Harness,
+    /// A checker: the check suite with the exercise's bridge, judge code
+    /// only (`checker-ID`), which decides the verdicts.
+    Checker,
+    /// An agent: the learner's crate with the bridge's serve function
+    /// (`agent-ID-ROLE`), which the checker calls.
+    Agent,
+}
+
 /// What to build: a suite and the crate it checks.
 #[derive(Clone, Debug)]
 pub(crate) struct Spec {
-    /// The harness's name: `harness-ID-ROLE`, the file name of a prebuilt harness.
+    /// What it is.
+    pub(crate) kind: Kind,
+    /// Whose crate it builds.
+    pub(crate) role: Role,
+    /// The binary's name, also the file name of a prebuilt one:
+    /// `harness-ID-ROLE`, `checker-ID` or `agent-ID-ROLE`.
     pub(crate) name: String,
     /// The package and binary name of the build: the name and a hash of the
     /// crate's path, so that courses built side by side never share one.
     pub(crate) package_name: String,
-    /// The crate under test.
+    /// The crate under test (for a checker, none is built: the solution's
+    /// path stands in, to name it).
     pub(crate) crate_dir: PathBuf,
     /// Its package name (from its `Cargo.toml`).
     pub(crate) package: String,
@@ -46,6 +67,8 @@ pub(crate) struct Spec {
     /// The check suite's source: its folder's `mod.rs`
     /// ([`Course::checks_file`]).
     pub(crate) checks: PathBuf,
+    /// The exercise's bridge ([`Course::bridge_dir`]).
+    pub(crate) bridge: PathBuf,
     /// Where the harness crate is generated (in a folder named for the package).
     pub(crate) harness_root: PathBuf,
     /// The target folder the build uses (`CARGO_TARGET_DIR`).
@@ -68,27 +91,46 @@ pub(crate) enum Built {
 }
 
 impl Spec {
-    /// The spec for `crate_dir`, a crate of `exercise` in `role`.
+    /// The spec of a build of `kind` for `crate_dir`, a crate of `exercise`
+    /// in `role` (for a checker, the role and crate only name nothing).
     pub(crate) fn new(
         course: &Course,
         exercise: &Exercise,
         crate_dir: &Path,
         role: &Role,
+        kind: Kind,
     ) -> Result<Self> {
         let package = package_name(crate_dir)?;
-        let name = role.harness_name(exercise.id);
+        let bridge = course.bridge_dir(exercise);
+        let (name, hashed) = match kind {
+            Kind::Harness => (role.harness_name(exercise.id), crate_dir.to_path_buf()),
+            Kind::Agent => (
+                role.binary_name("agent", exercise.id),
+                crate_dir.to_path_buf(),
+            ),
+            Kind::Checker => (format!("checker-{}", exercise.id), bridge.clone()),
+        };
         Ok(Self {
-            package_name: format!("{name}-{:08x}", paths_hash(&[crate_dir])),
+            kind,
+            role: role.clone(),
+            package_name: format!("{name}-{:08x}", paths_hash(&[&hashed])),
             name,
             crate_dir: crate_dir.to_path_buf(),
             package,
             lib: exercise.lib.clone(),
             checks: course.checks_file(exercise),
+            bridge,
             harness_root: course.scratch("harness"),
             target: course.target_dir(),
             home: course.scratch("home"),
             isolated: false,
         })
+    }
+
+    /// The checker of `exercise`: its suite and its bridge, no learner crate.
+    pub(crate) fn checker(course: &Course, exercise: &Exercise) -> Result<Self> {
+        let solution = course.solution_dir(exercise);
+        Self::new(course, exercise, &solution, &Role::Solution, Kind::Checker)
     }
 
     /// The spec built in `dir`'s own folders (a submission's scratch
@@ -101,6 +143,18 @@ impl Spec {
         self
     }
 
+    /// The same crate built as `kind` (a harness's agent, say).
+    pub(crate) fn as_kind(&self, course: &Course, exercise: &Exercise, kind: Kind) -> Result<Self> {
+        let mut other = Self::new(course, exercise, &self.crate_dir, &self.role, kind)?;
+        if self.isolated {
+            other.harness_root.clone_from(&self.harness_root);
+            other.target.clone_from(&self.target);
+            other.home.clone_from(&self.home);
+            other.isolated = true;
+        }
+        Ok(other)
+    }
+
     /// The harness crate's folder.
     pub(crate) fn harness_dir(&self) -> PathBuf {
         self.harness_root.join(&self.package_name)
@@ -108,7 +162,7 @@ impl Spec {
 }
 
 /// Reads `[package] name` from `dir/Cargo.toml`.
-fn package_name(dir: &Path) -> Result<String> {
+pub(crate) fn package_name(dir: &Path) -> Result<String> {
     let path = dir.join("Cargo.toml");
     let text = fs_err::read_to_string(&path)?;
     let value: toml::Value =
@@ -129,16 +183,41 @@ pub(crate) fn generate(course: &Course, spec: &Spec) -> Result<PathBuf> {
             crate::course::missing_suite(&spec.checks)
         );
     }
+    if spec.kind != Kind::Harness && !spec.bridge.join("Cargo.toml").is_file() {
+        bail!(
+            "the exercise's bridge `{}` is missing (a crate with `lib.rs` and `serve.rs` that calls the learner's crate from the judge's checker); the judge cannot decide this exercise outside the learner's process",
+            spec.bridge.display()
+        );
+    }
     let dir = spec.harness_dir();
     fs_err::create_dir_all(&dir)?;
-    let main = format!(
-        "// Generated by the judge for one run: edits are overwritten.\n#[path = \"{}\"]\nmod suite;\n\nfn main() -> std::process::ExitCode {{\n    judge_harness::main(suite::CHECKS)\n}}\n",
-        toml_path(&spec.checks)
-    );
-    write_if_changed(&dir.join("Cargo.toml"), manifest(course, spec).as_bytes())?;
-    write_if_changed(&dir.join("main.rs"), main.as_bytes())?;
+    write_if_changed(&dir.join("Cargo.toml"), manifest(course, spec)?.as_bytes())?;
+    write_if_changed(&dir.join("main.rs"), main_rs(spec).as_bytes())?;
     copy_lock(&course.tools.join("Cargo.lock"), &dir.join("Cargo.lock"))?;
     Ok(dir.join("Cargo.toml"))
+}
+
+/// The generated `main.rs`: it includes the suite (a harness, a checker)
+/// or the bridge's serve function (an agent) by path, written as a Rust
+/// string literal (so any path is data, never code).
+fn main_rs(spec: &Spec) -> String {
+    let (file, module, call) = match spec.kind {
+        Kind::Harness => (&spec.checks, "suite", "judge_harness::main(suite::CHECKS)"),
+        Kind::Checker => (
+            &spec.checks,
+            "suite",
+            "judge_harness::checker_main(suite::CHECKS)",
+        ),
+        Kind::Agent => (
+            &spec.bridge.join("serve.rs"),
+            "serve",
+            "judge_harness::agent::main(serve::serve)",
+        ),
+    };
+    format!(
+        "// Generated by the judge for one run: edits are overwritten.\n#[path = {path:?}]\nmod {module};\n\nfn main() -> std::process::ExitCode {{\n    {call}\n}}\n",
+        path = file.to_string_lossy(),
+    )
 }
 
 /// Copies the workspace's `lock`, which pins every crate of the harness
@@ -155,42 +234,73 @@ fn copy_lock(lock: &Path, into: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A path as TOML and Rust strings write it.
-fn toml_path(path: &Path) -> String {
-    path.display().to_string().replace('\\', "/")
+/// A path dependency, as a TOML table.
+fn path_dependency(path: &Path, package: Option<&str>) -> toml::Value {
+    let mut table = toml::Table::new();
+    table.insert("path".into(), path.to_string_lossy().into_owned().into());
+    if let Some(package) = package {
+        table.insert("package".into(), package.into());
+    }
+    table.into()
 }
 
-/// The harness crate's manifest.
-pub(crate) fn manifest(course: &Course, spec: &Spec) -> String {
-    format!(
-        r#"# Generated by the judge for one run: edits are overwritten.
-[package]
-name = "{name}"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[[bin]]
-name = "{name}"
-path = "main.rs"
-
-[dependencies]
-{lib} = {{ path = "{krate}", package = "{package}" }}
-gpu = {{ path = "{tools}/gpu" }}
-judge-harness = {{ path = "{tools}/judge/harness" }}
-
-[profile.release]
-debug = "line-tables-only"
-incremental = true
-"#,
-        name = spec.package_name,
-        lib = spec.lib,
-        krate = toml_path(&spec.crate_dir),
-        package = spec.package,
-        tools = toml_path(&course.tools),
-    )
+/// The harness crate's manifest, written with the TOML library: every
+/// path and name in it is a string value, whatever characters it holds.
+pub(crate) fn manifest(course: &Course, spec: &Spec) -> Result<String> {
+    let mut dependencies = toml::Table::new();
+    let learner = path_dependency(&spec.crate_dir, Some(&spec.package));
+    match spec.kind {
+        Kind::Harness => {
+            dependencies.insert(spec.lib.clone(), learner);
+        }
+        Kind::Checker => {
+            let bridge = package_name(&spec.bridge)?;
+            dependencies.insert(
+                spec.lib.clone(),
+                path_dependency(&spec.bridge, Some(&bridge)),
+            );
+        }
+        Kind::Agent => {
+            let bridge = package_name(&spec.bridge)?;
+            dependencies.insert("learner".into(), learner);
+            dependencies.insert(
+                "bridge".into(),
+                path_dependency(&spec.bridge, Some(&bridge)),
+            );
+        }
+    }
+    dependencies.insert(
+        "gpu".into(),
+        path_dependency(&course.tools.join("gpu"), None),
+    );
+    let harness = path_dependency(&course.tools.join("judge/harness"), None);
+    dependencies.insert("judge-harness".into(), harness);
+    let table = |pairs: Vec<(&str, toml::Value)>| -> toml::Value {
+        let table: toml::Table = pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        table.into()
+    };
+    let name = || toml::Value::from(spec.package_name.clone());
+    let package = table(vec![
+        ("name", name()),
+        ("version", "0.0.0".into()),
+        ("edition", "2024".into()),
+        ("publish", false.into()),
+    ]);
+    let binary = table(vec![("name", name()), ("path", "main.rs".into())]);
+    let release = table(vec![
+        ("debug", "line-tables-only".into()),
+        ("incremental", true.into()),
+    ]);
+    let mut manifest = toml::Table::new();
+    manifest.insert("package".into(), package);
+    manifest.insert("workspace".into(), toml::Table::new().into());
+    manifest.insert("bin".into(), vec![binary].into());
+    manifest.insert("dependencies".into(), dependencies.into());
+    manifest.insert("profile".into(), table(vec![("release", release)]));
+    Ok(format!(
+        "# Generated by the judge for one run: edits are overwritten.\n{}",
+        toml::to_string(&manifest)?
+    ))
 }
 
 /// Builds the harness of `spec` in release mode in `sandbox`, showing a
@@ -280,7 +390,7 @@ fn cargo_build(
         fs_err::create_dir_all(&spec.home)?;
     }
     let grant = Grant {
-        kind: Kind::Build,
+        kind: GrantKind::Build,
         read: build_reads(course, spec),
         write: writes.to_vec(),
         home: spec.home.clone(),
@@ -304,10 +414,15 @@ fn build_reads(course: &Course, spec: &Spec) -> Vec<PathBuf> {
     let mut reads = vec![
         spec.crate_dir.clone(),
         course.root.join("judge/checks"),
+        spec.bridge.clone(),
         course.tools.join("gpu"),
         course.tools.join("judge/harness"),
         course.tools.join("Cargo.toml"),
         course.tools.join("Cargo.lock"),
+        // Cargo reads the manifests above a path dependency to find the
+        // workspace whose package fields it inherits: a bridge's
+        // (`judge/bridges/exID`) passes the judge's own on the way.
+        course.tools.join("judge/Cargo.toml"),
     ];
     for dir in spec.harness_dir().ancestors() {
         reads.push(dir.join(".cargo/config.toml"));

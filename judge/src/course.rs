@@ -59,6 +59,19 @@ impl Course {
             .join(format!("ex{}/mod.rs", exercise.id))
     }
 
+    /// The bridge of `exercise`: the crate that stands, in the judge's
+    /// checker, for the learner's crate, and calls it in the agent
+    /// (`lib.rs`, the checker's side; `serve.rs`, the agent's).
+    pub(crate) fn bridge_dir(&self, exercise: &Exercise) -> PathBuf {
+        match &exercise.bridge {
+            Some(dir) => self.root.join(dir),
+            None => self
+                .root
+                .join("judge/bridges")
+                .join(format!("ex{}", exercise.id)),
+        }
+    }
+
     /// The known-wrong variants of `exercise`: one patch (or whole file) per mistake.
     pub(crate) fn variants_dir(&self, exercise: &Exercise) -> PathBuf {
         self.root

@@ -21,8 +21,10 @@ mod insta;
 use crate::sandbox::{Grant, Kind, Sandbox};
 use anyhow::{Context, Result};
 use insta::{Snapshots, insta_env};
+use judge_harness::wire::AgentLaunch;
 use judge_harness::{Artifact, CheckInfo, Event, Outcome, Setup};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
@@ -34,8 +36,12 @@ use std::time::{Duration, Instant};
 /// How to run a harness.
 #[derive(Clone, Debug)]
 pub(crate) struct RunSpec {
-    /// The harness binary.
+    /// The harness binary, or the checker's when `agent` is set.
     pub(crate) binary: PathBuf,
+    /// The agent binary, which runs the learner's code while the checker
+    /// (`binary`, run outside the sandbox: it is the judge's code alone)
+    /// decides; `None` for a harness that links the learner's crate.
+    pub(crate) agent: Option<PathBuf>,
     /// The backend the judge asks for.
     pub(crate) backend: gpu::Backend,
     /// The whole suite's time limit.
@@ -149,6 +155,10 @@ fn attempt(
         .scratch
         .join(format!("home-{:016x}", fastrand::u64(..)));
     let grant = grant(spec, &snapshots.folder, &home, deadline);
+    let (lockdown, agent) = match &spec.agent {
+        None => (spec.sandbox.lockdown(&grant), None),
+        Some(agent) => (None, Some(agent_launch(spec, agent, &grant)?)),
+    };
     let setup = Setup {
         nonce: nonce.clone(),
         backend: spec.backend,
@@ -156,7 +166,8 @@ fn attempt(
         artifacts: spec.artifacts.clone(),
         snapshots: Some(snapshots.folder.clone()),
         seed: spec.seed,
-        lockdown: spec.sandbox.lockdown(&grant),
+        lockdown,
+        agent,
     };
     let (mut child, channel) = spawn(spec, &setup, &grant)?;
     let (out, err) = (
@@ -183,28 +194,55 @@ fn attempt(
     Ok(ended)
 }
 
-/// What a run of `spec`'s harness may use in the sandbox: its binary, the
-/// snapshot folder `snapshots`, the suite's folder, the artifacts folder,
-/// its own `home`, until `deadline`.
+/// What a run of `spec`'s learner code may use in the sandbox: a harness,
+/// its binary, the snapshot folder `snapshots`, the suite's folder and the
+/// artifacts folder; an agent, its binary alone (the checker, outside,
+/// reads the rest); its own `home`, until `deadline`.
 fn grant(spec: &RunSpec, snapshots: &Path, home: &Path, deadline: Instant) -> Grant {
     let checks = spec.suite.parent().unwrap_or(&spec.suite);
+    let (read, write) = match &spec.agent {
+        Some(agent) => (vec![agent.clone()], Vec::new()),
+        None => (
+            vec![
+                spec.binary.clone(),
+                snapshots.to_path_buf(),
+                checks.to_path_buf(),
+            ],
+            spec.artifacts.iter().cloned().collect(),
+        ),
+    };
     Grant {
         kind: Kind::Run,
-        read: vec![
-            spec.binary.clone(),
-            snapshots.to_path_buf(),
-            checks.to_path_buf(),
-        ],
-        write: spec.artifacts.iter().cloned().collect(),
+        read,
+        write,
         home: home.to_path_buf(),
         deadline: Some(deadline.saturating_duration_since(Instant::now())),
         as_user: true,
     }
 }
 
-/// Starts the harness in the sandbox with one end of a socket pair as its
-/// stdin, and sends the setup on the other; returns the child and what the
-/// channel will have carried when the harness (and all it started) ends.
+/// How the checker starts the agent: the agent binary in the sandbox
+/// with `grant`, in its own home folder.
+fn agent_launch(spec: &RunSpec, agent: &Path, grant: &Grant) -> Result<AgentLaunch> {
+    let command = spec.sandbox.command(&Command::new(agent), grant);
+    Ok(AgentLaunch {
+        program: PathBuf::from(command.get_program()),
+        args: command.get_args().map(OsString::from).collect(),
+        clear_env: spec.sandbox.clears_environment(),
+        env: command
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_os_string(), v?.to_os_string())))
+            .collect(),
+        dir: grant.home.clone(),
+        lockdown: spec.sandbox.lockdown(grant),
+    })
+}
+
+/// Starts the harness in the sandbox (or the checker outside it: it runs
+/// the judge's code alone, and starts its agents in the sandbox) with one
+/// end of a socket pair as its stdin, and sends the setup on the other;
+/// returns the child and what the channel will have carried when the
+/// harness (and all it started) ends.
 fn spawn(spec: &RunSpec, setup: &Setup, grant: &Grant) -> Result<(Child, Receiver<String>)> {
     use std::os::unix::process::CommandExt;
     let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
@@ -214,11 +252,13 @@ fn spawn(spec: &RunSpec, setup: &Setup, grant: &Grant) -> Result<(Child, Receive
     }
     let mut harness = Command::new(&spec.binary);
     insta_env(&mut harness, spec.suite.parent().unwrap_or(&spec.suite));
+    let mut command = match spec.agent {
+        None => spec.sandbox.command(&harness, grant),
+        Some(_) => harness,
+    };
     // The command (which holds the harness's end of the channel) is dropped
     // once spawned, so that the channel ends when the harness does.
-    let child = spec
-        .sandbox
-        .command(&harness, grant)
+    let child = command
         .current_dir(&grant.home)
         .process_group(0)
         .stdin(Stdio::from(OwnedFd::from(theirs)))

@@ -31,12 +31,13 @@ pub(crate) mod output;
 pub(crate) mod summary;
 
 use crate::cache::{self, Cache};
+use crate::compile::Kind;
 use crate::course::Course;
 use crate::intake::GradedFile;
 use crate::judging::{Options, judge_spec};
 use crate::manifest::Exercise;
 use crate::prebuilt::{Index, Prebuilt};
-use crate::report::{ExerciseReport, Stage};
+use crate::report::{Decided, ExerciseReport, Stage};
 use crate::sandbox::Layers;
 use crate::seal::Seal;
 use crate::submission::{Prepared, Shard, Submission, prepare};
@@ -201,13 +202,24 @@ fn judge_exercise(
     }
     let prebuilt_dir = match plan.prebuilt {
         None => None,
-        Some(index) => match index.submission_harness(&submission.name, &spec.name)? {
-            Prebuilt::CompileError(log) => return Ok((not_compiled(log), files)),
-            Prebuilt::Folder(dir) => Some(dir),
-        },
+        Some(index) => {
+            // The agent when the judge decides outside the student's
+            // process, else the harness.
+            let name = match plan.options.decided() {
+                Decided::OutsideTheLearnersProcess => {
+                    spec.as_kind(course, exercise, Kind::Agent)?.name
+                }
+                Decided::InTheLearnersProcess => spec.name.clone(),
+            };
+            match index.submission_harness(&submission.name, &name)? {
+                Prebuilt::CompileError(log) => return Ok((not_compiled(log), files)),
+                Prebuilt::Folder(dir) => Some(dir),
+            }
+        }
     };
     let options = Options {
         prebuilt: prebuilt_dir,
+        checkers: plan.prebuilt.map(|index| index.dir().to_path_buf()),
         ..plan.options.clone()
     };
     let report = judge_spec(course, exercise, &spec, &options)?;

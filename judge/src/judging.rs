@@ -3,12 +3,12 @@
 //! [`judge_crate`] is the one entry point that judges a target and returns
 //! its report; `run`, `watch`, `verify` and `grade` all go through it.
 
-use crate::compile::{Built, Spec, build};
+use crate::compile::{Built, Kind, Spec, build};
 use crate::course::Course;
 use crate::execute::{RunSpec, execute};
 use crate::manifest::Exercise;
 use crate::prebuilt;
-use crate::report::{CheckReport, ExerciseReport, Stage};
+use crate::report::{CheckReport, Decided, ExerciseReport, Stage};
 use crate::role::Role;
 use crate::sandbox::Sandbox;
 use anyhow::Result;
@@ -22,6 +22,10 @@ pub(crate) struct Options {
     pub(crate) backend: gpu::Backend,
     /// Prebuilt harnesses (from `judge build`) instead of building.
     pub(crate) prebuilt: Option<PathBuf>,
+    /// Where prebuilt checkers are, when not in `prebuilt` (a submission's
+    /// folder of a build holds its agents; the course's checkers are in the
+    /// folder above).
+    pub(crate) checkers: Option<PathBuf>,
     /// Show a spinner while building.
     pub(crate) progress: bool,
     /// Where checks may write timelines and traces.
@@ -34,6 +38,27 @@ pub(crate) struct Options {
     /// The seed of checks that generate their inputs: chosen at grading
     /// time in grade mode, `None` (the course's fixed seed) otherwise.
     pub(crate) seed: Option<u64>,
+    /// Decide in the learner's process even where the judge could decide
+    /// outside it (`--in-process`: to compare the two, or to audit).
+    pub(crate) in_process: bool,
+}
+
+impl Options {
+    /// Where the verdicts are decided: outside the learner's process on
+    /// the virtual GPU, whose clock is the checker's (so a call's trip to
+    /// the checker costs the learner nothing); in it on the CUDA backend,
+    /// where a trip would be measured with the launch it carries; and in it
+    /// with `--in-process`.
+    pub(crate) fn decided(&self) -> Decided {
+        let virtual_gpu = matches!(
+            self.backend.resolve(),
+            Ok(gpu::ResolvedBackend::Virtual | gpu::ResolvedBackend::VirtualBecause(_))
+        );
+        match virtual_gpu && !self.in_process {
+            true => Decided::OutsideTheLearnersProcess,
+            false => Decided::InTheLearnersProcess,
+        }
+    }
 }
 
 /// Builds `crate_dir` (a crate of `exercise`, in the given `role`) with the
@@ -45,29 +70,81 @@ pub(crate) fn judge_crate(
     role: &Role,
     options: &Options,
 ) -> Result<ExerciseReport> {
-    let spec = Spec::new(course, exercise, crate_dir, role)?;
+    let spec = Spec::new(course, exercise, crate_dir, role, Kind::Harness)?;
     judge_spec(course, exercise, &spec, options)
 }
 
-/// Builds the harness of `spec` (a crate of `exercise`), runs it and reports.
+/// The binaries a run needs, built or found prebuilt.
+enum Binaries {
+    /// A harness that links the learner's crate.
+    Harness(PathBuf),
+    /// A checker and the agent it calls.
+    Split { checker: PathBuf, agent: PathBuf },
+}
+
+/// Builds (or finds in `options.prebuilt`) what `spec` needs to be judged
+/// as `decided` says: its harness, or the exercise's checker and the
+/// crate's agent; or the compiler's messages.
+fn binaries(
+    course: &Course,
+    exercise: &Exercise,
+    spec: &Spec,
+    options: &Options,
+    decided: Decided,
+) -> Result<Result<Binaries, String>> {
+    let get = |spec: &Spec, prebuilt: Option<&Path>| -> Result<Built> {
+        match prebuilt {
+            Some(dir) => Ok(Built::Binary(prebuilt::binary(dir, &spec.name)?)),
+            None => build(course, spec, &options.sandbox, options.progress),
+        }
+    };
+    if decided == Decided::InTheLearnersProcess {
+        return Ok(match get(spec, options.prebuilt.as_deref())? {
+            Built::Binary(path) => Ok(Binaries::Harness(path)),
+            Built::CompileError(log) => Err(log),
+        });
+    }
+    let agent = match get(
+        &spec.as_kind(course, exercise, Kind::Agent)?,
+        options.prebuilt.as_deref(),
+    )? {
+        Built::Binary(path) => path,
+        Built::CompileError(log) => return Ok(Err(log)),
+    };
+    // The checker is the course's: prebuilt beside the course's binaries
+    // (a submission's folder is below them), else built once for all.
+    let checker_dir = options.checkers.as_deref().or(options.prebuilt.as_deref());
+    let checker = match get(&Spec::checker(course, exercise)?, checker_dir)? {
+        Built::Binary(path) => path,
+        Built::CompileError(log) => anyhow::bail!(
+            "the judge's checker of exercise {} does not compile:\n{log}",
+            exercise.id
+        ),
+    };
+    Ok(Ok(Binaries::Split { checker, agent }))
+}
+
+/// Builds the harness of `spec` (a crate of `exercise`), or its agent and
+/// the exercise's checker, runs it and reports.
 pub(crate) fn judge_spec(
     course: &Course,
     exercise: &Exercise,
     spec: &Spec,
     options: &Options,
 ) -> Result<ExerciseReport> {
-    let binary = match &options.prebuilt {
-        Some(dir) => Built::Binary(prebuilt::binary(dir, &spec.name)?),
-        None => build(course, spec, &options.sandbox, options.progress)?,
-    };
-    let binary = match binary {
-        Built::Binary(path) => path,
-        Built::CompileError(log) => {
-            return Ok(ExerciseReport::new(exercise, Stage::CompileError { log }));
+    let decided = options.decided();
+    let (binary, agent) = match binaries(course, exercise, spec, options, decided)? {
+        Ok(Binaries::Harness(binary)) => (binary, None),
+        Ok(Binaries::Split { checker, agent }) => (checker, Some(agent)),
+        Err(log) => {
+            let mut report = ExerciseReport::new(exercise, Stage::CompileError { log });
+            report.decided = decided;
+            return Ok(report);
         }
     };
     let run = execute(&RunSpec {
         binary,
+        agent,
         backend: options.backend,
         timeout: Duration::from_secs(exercise.timeout_s),
         artifacts: options.artifacts.clone(),
@@ -100,6 +177,7 @@ pub(crate) fn judge_spec(
     };
     let mut report = ExerciseReport::new(exercise, stage);
     report.backend = run.backend;
+    report.decided = decided;
     report.output = run.output;
     report.forged_lines = run.forged;
     report.artifacts = run.artifacts;

@@ -44,6 +44,11 @@ pub(crate) struct Exercise {
     pub(crate) lib: String,
     /// Hints, from a nudge to nearly the answer.
     pub(crate) hints: Vec<String>,
+    /// The folder of the exercise's bridge (the crate that calls the
+    /// learner's crate from the judge's checker), under the course's root;
+    /// `judge/bridges/exID` when not given.
+    #[serde(default)]
+    pub(crate) bridge: Option<String>,
 }
 
 impl Exercise {

@@ -1,15 +1,17 @@
 //! Prebuilt harnesses: binaries built and not run (`judge build --out DIR`),
 //! for GPU machines without a Rust toolchain, and their index.
 //!
-//! For every exercise of the manifest it builds the harness of the exercise
-//! crate (`harness-ID-exercise`), of the solution (`harness-ID-solution`)
-//! and of each known-wrong variant (`judge/variants/ID/NAME.patch` applied to
-//! the solution, or `NAME.rs` in place of the solution's file it replaces:
-//! `harness-ID-variant-NAME`), and copies each
-//! to `DIR/NAME`, where `judge run --prebuilt DIR` looks. With `--submission`
-//! or `--class` (and `--shard`) it also builds each submission's harnesses
-//! from the same scratch copies `judge grade` makes, into
-//! `DIR/SUBMISSION/harness-ID-submission`, for `judge grade --prebuilt DIR`.
+//! For every exercise of the manifest it builds its checker (`checker-ID`:
+//! the suite and the bridge, which decides the verdicts on the virtual GPU),
+//! and, for the exercise crate, the solution and each known-wrong variant
+//! (`judge/variants/ID/NAME.patch` applied to the solution, or `NAME.rs` in
+//! place of the solution's file it replaces), both the agent the checker
+//! calls (`agent-ID-ROLE`) and the harness that links the crate with the
+//! suite (`harness-ID-ROLE`, the CUDA backend's way), and copies each to
+//! `DIR/NAME`, where `judge run --prebuilt DIR` looks. With `--submission`
+//! or `--class` (and `--shard`) it also builds each submission's agents and
+//! harnesses from the same scratch copies `judge grade` makes, into
+//! `DIR/SUBMISSION/`, for `judge grade --prebuilt DIR`.
 //!
 //! A crate that does not compile is recorded, not fatal; so is a variant
 //! whose patch no longer applies to the solution (`missing`, with the hunk
@@ -19,6 +21,7 @@
 //! ```text
 //! {"format": 1, "judge": "0.1.0", "harnesses": [{
 //!     "name": "harness-101-submission",  the file name
+//!     "kind": "harness | agent | checker",
 //!     "exercise": 101,
 //!     "role": "exercise | solution | variant-NAME | submission",
 //!     "submission": "ada",               for a submission's harness
@@ -29,7 +32,7 @@
 //! ```
 
 use crate::cache::{self, Cache};
-use crate::compile::{self, Built, Spec};
+use crate::compile::{self, Built, Kind, Spec};
 use crate::course::Course;
 use crate::files::write_atomically;
 use crate::manifest::Exercise;
@@ -56,11 +59,37 @@ pub(crate) enum Status {
     Missing,
 }
 
+/// What a binary of the index is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum BinaryKind {
+    /// A harness that links the crate with the suite.
+    #[default]
+    Harness,
+    /// An agent: the crate, called by its exercise's checker.
+    Agent,
+    /// A checker: the suite and the bridge.
+    Checker,
+}
+
+impl From<BinaryKind> for Kind {
+    fn from(kind: BinaryKind) -> Self {
+        match kind {
+            BinaryKind::Harness => Self::Harness,
+            BinaryKind::Agent => Self::Agent,
+            BinaryKind::Checker => Self::Checker,
+        }
+    }
+}
+
 /// One harness of the index.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Entry {
-    /// Its file name, `harness-ID-ROLE` ([`Role::harness_name`]).
+    /// Its file name: `harness-ID-ROLE`, `agent-ID-ROLE` or `checker-ID`.
     pub(crate) name: String,
+    /// What it is.
+    #[serde(default)]
+    pub(crate) kind: BinaryKind,
     /// The exercise id.
     pub(crate) exercise: u32,
     /// Whose crate: `exercise`, `solution`, `variant-NAME` or `submission`.
@@ -80,9 +109,20 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// An entry with no binary and no log yet.
-    fn new(exercise: &Exercise, role: &Role, submission: Option<&str>, status: Status) -> Self {
+    fn new(
+        exercise: &Exercise,
+        (role, kind): (&Role, BinaryKind),
+        submission: Option<&str>,
+        status: Status,
+    ) -> Self {
+        let name = match kind {
+            BinaryKind::Harness => role.harness_name(exercise.id),
+            BinaryKind::Agent => role.binary_name("agent", exercise.id),
+            BinaryKind::Checker => format!("checker-{}", exercise.id),
+        };
         Self {
-            name: role.harness_name(exercise.id),
+            name,
+            kind,
             exercise: exercise.id,
             role: role.clone(),
             submission: submission.map(str::to_string),
@@ -142,6 +182,11 @@ impl Index {
         }
         index.dir = dir.to_path_buf();
         Ok(index)
+    }
+
+    /// The folder the index is in, where the course's binaries are.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The harness `name` of `submission`.
@@ -253,7 +298,9 @@ pub(crate) fn build_all(
     }
     for submission in submissions {
         for exercise in &course.manifest.exercises {
-            index.record(builder.submission_harness(submission, exercise)?)?;
+            for entry in builder.submission_harnesses(submission, exercise)? {
+                index.record(entry)?;
+            }
         }
     }
     Ok(Counts {
@@ -263,49 +310,87 @@ pub(crate) fn build_all(
 }
 
 impl Builder<'_, '_> {
-    /// The harnesses of an exercise's own crates: the exercise, the solution, the variants.
+    /// The binaries of an exercise's own crates: its checker, then the
+    /// agents and harnesses of the exercise, the solution, the variants.
     fn course_harnesses(&mut self, exercise: &Exercise) -> Result<Vec<Entry>> {
         let course = self.course;
         let solution = course.solution_dir(exercise);
-        let mut entries = vec![
-            self.course_harness(exercise, &course.exercise_dir(exercise), Role::Exercise)?,
-            self.course_harness(exercise, &solution, Role::Solution)?,
-        ];
+        let mut entries = vec![self.checker(exercise)?];
+        entries.extend(self.course_harness(
+            exercise,
+            &course.exercise_dir(exercise),
+            Role::Exercise,
+        )?);
+        entries.extend(self.course_harness(exercise, &solution, Role::Solution)?);
         for variant in variant::load_all(&course.variants_dir(exercise))? {
             let role = Role::Variant(variant.name.clone());
             let krate = if solution.is_dir() {
                 match variant.materialize(course, exercise)? {
                     Materialized::Crate(krate) => krate,
                     Materialized::Stale(why) => {
-                        entries.push(self.missing(exercise, &role, why));
+                        for kind in [BinaryKind::Agent, BinaryKind::Harness] {
+                            entries.push(self.missing(exercise, (&role, kind), why.clone()));
+                        }
                         continue;
                     }
                 }
             } else {
                 solution.clone() // recorded as missing
             };
-            entries.push(self.course_harness(exercise, &krate, role)?);
+            entries.extend(self.course_harness(exercise, &krate, role)?);
         }
         Ok(entries)
     }
 
-    /// Builds one of the course's crates, or records it missing.
-    fn course_harness(&mut self, exercise: &Exercise, krate: &Path, role: Role) -> Result<Entry> {
-        if !krate.join("Cargo.toml").is_file() {
-            let why = format!("the course has no crate `{}`", krate.display());
-            return Ok(self.missing(exercise, &role, why));
+    /// Builds the exercise's checker (from the solution's path: it builds
+    /// no crate of the course's but the bridge).
+    fn checker(&mut self, exercise: &Exercise) -> Result<Entry> {
+        let role = Role::Solution;
+        if !self
+            .course
+            .solution_dir(exercise)
+            .join("Cargo.toml")
+            .is_file()
+        {
+            let why = "the course has no solution to name its checker after".to_string();
+            return Ok(self.missing(exercise, (&role, BinaryKind::Checker), why));
         }
-        let spec = Spec::new(self.course, exercise, krate, &role)?;
-        self.build_one(
-            &spec,
-            Entry::new(exercise, &role, None, Status::CompileError),
-        )
+        let spec = Spec::checker(self.course, exercise)?;
+        let entry = Entry::new(
+            exercise,
+            (&role, BinaryKind::Checker),
+            None,
+            Status::CompileError,
+        );
+        self.build_one(&spec, entry)
+    }
+
+    /// Builds one of the course's crates as an agent and as a harness, or
+    /// records them missing.
+    fn course_harness(
+        &mut self,
+        exercise: &Exercise,
+        krate: &Path,
+        role: Role,
+    ) -> Result<Vec<Entry>> {
+        let mut entries = Vec::new();
+        for kind in [BinaryKind::Agent, BinaryKind::Harness] {
+            if !krate.join("Cargo.toml").is_file() {
+                let why = format!("the course has no crate `{}`", krate.display());
+                entries.push(self.missing(exercise, (&role, kind), why));
+                continue;
+            }
+            let spec = Spec::new(self.course, exercise, krate, &role, kind.into())?;
+            let entry = Entry::new(exercise, (&role, kind), None, Status::CompileError);
+            entries.push(self.build_one(&spec, entry)?);
+        }
+        Ok(entries)
     }
 
     /// The entry of a course harness that cannot be built, and why; a
     /// binary left in the folder by an earlier build goes.
-    fn missing(&mut self, exercise: &Exercise, role: &Role, why: String) -> Entry {
-        let mut entry = Entry::new(exercise, role, None, Status::Missing);
+    fn missing(&mut self, exercise: &Exercise, what: (&Role, BinaryKind), why: String) -> Entry {
+        let mut entry = Entry::new(exercise, what, None, Status::Missing);
         let _ = std::fs::remove_file(self.out.join(&entry.name));
         (self.events)(BuildEvent::Skipped {
             name: &entry.name,
@@ -315,33 +400,40 @@ impl Builder<'_, '_> {
         entry
     }
 
-    /// Builds one exercise of a submission into `out/NAME/`.
-    fn submission_harness(
+    /// Builds one exercise of a submission, as an agent and as a
+    /// harness, into `out/NAME/`.
+    fn submission_harnesses(
         &mut self,
         submission: &Submission,
         exercise: &Exercise,
-    ) -> Result<Entry> {
+    ) -> Result<Vec<Entry>> {
         let role = Role::Submission;
-        let mut entry = Entry::new(exercise, &role, Some(&submission.name), Status::NotStarted);
-        match prepare(
+        let prepared = prepare(
             self.course,
             submission,
             exercise,
             self.cache.as_ref(),
             self.sandbox,
-        )? {
-            Prepared::NotStarted => Ok(entry),
-            Prepared::Broken(why) => {
-                (entry.status, entry.log) = (Status::CompileError, Some(why));
-                Ok(entry)
+        )?;
+        let mut entries = Vec::new();
+        for kind in [BinaryKind::Agent, BinaryKind::Harness] {
+            let name = Some(submission.name.as_str());
+            let mut entry = Entry::new(exercise, (&role, kind), name, Status::NotStarted);
+            match &prepared {
+                Prepared::NotStarted => {}
+                Prepared::Broken(why) => {
+                    (entry.status, entry.log) = (Status::CompileError, Some(why.clone()));
+                }
+                Prepared::Ready(spec, _) => {
+                    entry.status = Status::CompileError;
+                    let spec = spec.as_kind(self.course, exercise, kind.into())?;
+                    entry = self.build_one(&spec, entry)?;
+                    entry.log = entry.log.map(|log| relative(&log, &exercise.dir_name()));
+                }
             }
-            Prepared::Ready(spec, _) => {
-                entry.status = Status::CompileError;
-                let mut entry = self.build_one(&spec, entry)?;
-                entry.log = entry.log.map(|log| relative(&log, &exercise.dir_name()));
-                Ok(entry)
-            }
+            entries.push(entry);
         }
+        Ok(entries)
     }
 
     /// Builds `spec` and copies its binary to `out/[SUBMISSION/]NAME`,

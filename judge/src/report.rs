@@ -39,6 +39,35 @@ pub(crate) enum Stage {
     },
 }
 
+/// Where a run's verdicts were decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Decided {
+    /// In the judge's checker, with the learner's code in an agent: nothing
+    /// the learner's code does in its own process can change a verdict.
+    #[default]
+    OutsideTheLearnersProcess,
+    /// In the harness that runs the learner's code (the CUDA backend's way,
+    /// or `--in-process`): a verdict holds only as far as that code cannot
+    /// reach the harness's memory (see the instructor guide's tampering
+    /// section).
+    InTheLearnersProcess,
+}
+
+impl Decided {
+    /// One line for a person.
+    pub(crate) fn explain(self) -> &'static str {
+        match self {
+            Self::OutsideTheLearnersProcess => {
+                "verdicts decided in the judge's process, the learner's code in another"
+            }
+            Self::InTheLearnersProcess => {
+                "verdicts decided in the learner's process (the CUDA backend's way): the learner's code could reach them"
+            }
+        }
+    }
+}
+
 /// Everything about one exercise's run.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct ExerciseReport {
@@ -52,6 +81,8 @@ pub(crate) struct ExerciseReport {
     pub(crate) max_points: u32,
     /// `cuda` or `virtual`.
     pub(crate) backend: String,
+    /// Where its verdicts were decided.
+    pub(crate) decided: Decided,
     /// How far it got.
     #[serde(flatten)]
     pub(crate) stage: Stage,
@@ -74,6 +105,7 @@ impl ExerciseReport {
             chapter: exercise.chapter.clone(),
             max_points: exercise.points,
             backend: String::new(),
+            decided: Decided::default(),
             stage,
             output: String::new(),
             forged_lines: 0,

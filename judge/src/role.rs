@@ -25,12 +25,18 @@ impl Role {
     /// The harness name of this role for exercise `id`: `harness-ID-ROLE`,
     /// with every character but ASCII letters and digits written as `-`.
     pub(crate) fn harness_name(&self, id: u32) -> String {
+        self.binary_name("harness", id)
+    }
+
+    /// The name of a binary of `kind` (`harness`, `agent`) of this role for
+    /// exercise `id`: `KIND-ID-ROLE`, written as [`Role::harness_name`] is.
+    pub(crate) fn binary_name(&self, kind: &str, id: u32) -> String {
         let role: String = self
             .to_string()
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
-        format!("harness-{id}-{role}")
+        format!("{kind}-{id}-{role}")
     }
 }
 

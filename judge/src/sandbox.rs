@@ -123,6 +123,12 @@ impl Sandbox {
         wrapped
     }
 
+    /// Whether [`Sandbox::command`] gives a command an environment of its
+    /// own making (the sandbox is on) rather than the judge's.
+    pub(crate) fn clears_environment(&self) -> bool {
+        self.launcher.is_some()
+    }
+
     /// The landlock rules a harness started with `grant` applies to itself
     /// once its device is open: the launcher's, less `/proc`
     /// ([`judge_harness::lockdown`] says why); none when the sandbox is off.

@@ -17,7 +17,7 @@ mod shard;
 pub(crate) use shard::Shard;
 
 use crate::cache::{self, Cache};
-use crate::compile::Spec;
+use crate::compile::{Kind, Spec};
 use crate::course::Course;
 use crate::files::paths_hash;
 use crate::intake::{self, GradedFile, Intake, Source};
@@ -116,7 +116,8 @@ pub(crate) fn prepare(
         Intake::Taken(files) => files,
         Intake::Refused(why) => return Ok(Prepared::Broken(why)),
     };
-    let spec = Spec::new(course, exercise, &krate, &Role::Submission)?.isolated_in(&scratch);
+    let spec = Spec::new(course, exercise, &krate, &Role::Submission, Kind::Harness)?
+        .isolated_in(&scratch);
     if let Some(cache) = cache {
         cache::seed(cache, &spec.target, sandbox)?;
     }

@@ -55,3 +55,13 @@ pub fn decoder(link: &Rc<Link>, decoder: DecoderRef) -> Decoder {
         decoder.config,
     )
 }
+
+/// How `stream` travels back to the judge (a callback's argument): `None`
+/// for a stream of a device of this process's own.
+pub fn stream_ref(stream: &Stream) -> Option<StreamRef> {
+    let proxy = stream.device().proxy()?;
+    Some(StreamRef {
+        device: proxy.handle(),
+        stream: stream.id(),
+    })
+}

@@ -43,6 +43,11 @@ impl Proxy {
         &self.description
     }
 
+    /// The device's handle on the judge's side.
+    pub(crate) fn handle(&self) -> u32 {
+        self.handle
+    }
+
     /// Whether two proxies are the same device of the same judge.
     pub(crate) fn same(&self, other: &Proxy) -> bool {
         Rc::ptr_eq(&self.link, &other.link) && self.handle == other.handle

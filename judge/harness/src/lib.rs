@@ -21,7 +21,10 @@
 //! ([`Ctx::save_timeline`]: the runner sends the judge an
 //! [`Event::Artifact`] with the files' paths).
 
+pub mod agent;
+pub mod bridge;
 mod channel;
+mod checker;
 mod ctx;
 pub mod lockdown;
 mod macros;
@@ -29,12 +32,13 @@ pub mod polling;
 pub mod protocol;
 mod rng;
 mod runner;
+pub mod wire;
 
 pub use ctx::Ctx;
 pub use lockdown::Lockdown;
 pub use protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
 pub use rng::SplitMix;
-pub use runner::{main, run_check};
+pub use runner::{checker_main, main, run_check};
 
 /// The course's fixed seed: what [`Ctx::seed`] is outside grade mode, so
 /// that a check that generates its inputs shows every learner the same ones

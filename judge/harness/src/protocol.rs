@@ -46,6 +46,11 @@ pub struct Setup {
     /// without the sandbox.
     #[serde(default)]
     pub lockdown: Option<crate::Lockdown>,
+    /// For a checker: how to start the agent that runs the learner's code
+    /// (the learner's code then never runs in the harness's process);
+    /// `None` for a harness that links the learner's crate.
+    #[serde(default)]
+    pub agent: Option<crate::wire::AgentLaunch>,
 }
 
 /// A file a check saved for the learner.
@@ -238,6 +243,7 @@ mod tests {
             snapshots: None,
             seed: Some(42),
             lockdown: None,
+            agent: None,
         };
         let line = serde_json::to_string(&setup).unwrap();
         assert!(line.contains(r#""seed":42"#), "{line}");

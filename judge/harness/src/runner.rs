@@ -1,5 +1,6 @@
 //! Running a suite: read the setup, run each check, send events.
 
+use crate::bridge::{AgentGone, LearnerPanic};
 use crate::channel::Channel;
 use crate::protocol::{CheckInfo, Event, Outcome, Setup};
 use crate::{Check, Ctx, Failure};
@@ -16,8 +17,30 @@ thread_local! {
 }
 
 /// The harness's `main`: reads the setup from the channel on stdin, runs
-/// `suite`, reports on the channel.
+/// `suite` in this process with the learner's crate linked in, reports on
+/// the channel.
 pub fn main(suite: &[Check]) -> ExitCode {
+    serve_suite(suite, Place::InProcess)
+}
+
+/// The checker's `main`: reads the setup from the channel on stdin, runs
+/// `suite` here, against a bridge that calls the learner's crate in an agent
+/// it starts as the setup says ([`crate::wire::AgentLaunch`]), and reports
+/// on the channel. Nothing of the learner's runs in this process.
+pub fn checker_main(suite: &[Check]) -> ExitCode {
+    serve_suite(suite, Place::Checker)
+}
+
+/// Where the learner's code runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// Here: the harness links the learner's crate.
+    InProcess,
+    /// In an agent, which this checker starts and calls through a bridge.
+    Checker,
+}
+
+fn serve_suite(suite: &[Check], place: Place) -> ExitCode {
     let (mut channel, setup) = match Channel::open() {
         Ok(opened) => opened,
         Err(_) => {
@@ -27,7 +50,7 @@ pub fn main(suite: &[Check]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(suite, &mut channel, setup) {
+    match run(suite, &mut channel, setup, place) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: cannot send results to the judge: {e}");
@@ -36,10 +59,19 @@ pub fn main(suite: &[Check]) -> ExitCode {
     }
 }
 
-fn run(suite: &[Check], out: &mut Channel, mut setup: Setup) -> std::io::Result<()> {
+fn run(suite: &[Check], out: &mut Channel, mut setup: Setup, place: Place) -> std::io::Result<()> {
     let backend = setup.backend;
     let ctx = context(&setup);
     let checks = suite.iter().map(info).collect();
+    let mut agents = match (place, setup.agent.take()) {
+        (Place::Checker, Some(launch)) => Some(crate::checker::Agents::new(launch)),
+        (Place::Checker, None) => {
+            return Err(std::io::Error::other(
+                "a checker needs an agent to call, and the setup names none",
+            ));
+        }
+        (Place::InProcess, _) => None,
+    };
     // A real GPU's device stays open for the whole run, so that the CUDA
     // driver has done its setup before the lockdown below.
     let (backend_name, _device) = resolved_backend(backend);
@@ -51,7 +83,9 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup) -> std::io::Result<
     out.send(&suite_event, Some(&setup.nonce))?;
     // The nonce has signed all it will: wipe it before any learner code runs.
     setup.nonce.zeroize();
-    if let Some(lockdown) = &setup.lockdown {
+    // The checker runs no learner code: the agents it starts lock
+    // themselves down instead.
+    if let (Place::InProcess, Some(lockdown)) = (place, &setup.lockdown) {
         lockdown.apply().map_err(std::io::Error::other)?;
     }
     install_panic_hook();
@@ -62,7 +96,15 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup) -> std::io::Result<
         };
         out.send(&start, None)?;
         let started = Instant::now();
-        let (outcome, artifacts) = run_check(check, &ctx);
+        let (outcome, artifacts) = match &mut agents {
+            None => run_check(check, &ctx),
+            Some(agents) => {
+                agents.start_check();
+                let (mut outcome, artifacts) = run_check(check, &ctx);
+                agents.end_check(&mut outcome);
+                (outcome, artifacts)
+            }
+        };
         let seconds = started.elapsed().as_secs_f64();
         for artifact in artifacts {
             let event = Event::Artifact {
@@ -141,6 +183,17 @@ pub fn run_check(check: &Check, ctx: &Ctx) -> (Outcome, Vec<crate::Artifact>) {
 fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
     match result {
         Ok(Ok(())) => Outcome::Passed,
+        Err(payload) if payload.is::<LearnerPanic>() => {
+            let panic = payload.downcast::<LearnerPanic>().expect("checked");
+            Outcome::Panicked {
+                message: panic.message,
+                location: panic.location,
+            }
+        }
+        Err(payload) if payload.is::<AgentGone>() => {
+            let gone = payload.downcast::<AgentGone>().expect("checked");
+            Outcome::Crashed { how: gone.why }
+        }
         Ok(Err(Failure {
             expected,
             actual,
@@ -159,7 +212,8 @@ fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
     }
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+/// The text of a panic's payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -172,7 +226,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Remembers where a panic happened, for the outcome, which carries the
 /// message and the location; the default report (and its backtrace) would
 /// only repeat them in the learner's output.
-fn install_panic_hook() {
+pub(crate) fn install_panic_hook() {
     panic::set_hook(Box::new(move |info| {
         if let Some(loc) = info.location() {
             let site = CallSite {
@@ -183,6 +237,11 @@ fn install_panic_hook() {
             PANIC_AT.with(|p| *p.borrow_mut() = Some(site));
         }
     }));
+}
+
+/// Where the last panic of this thread happened, taken.
+pub(crate) fn last_panic_site() -> Option<CallSite> {
+    PANIC_AT.with(|p| p.borrow_mut().take())
 }
 
 fn leak(file: &str) -> &'static str {
@@ -203,6 +262,7 @@ mod tests {
             snapshots: None,
             seed: None,
             lockdown: None,
+            agent: None,
         };
         assert_eq!(context(&setup).seed(), crate::COURSE_SEED);
         setup.seed = Some(0xdead);

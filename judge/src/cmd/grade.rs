@@ -41,6 +41,8 @@ pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
         seal_snapshots: true,
         sandbox,
         seed: Some(seed),
+        checkers: None,
+        in_process: args.options.in_process,
     };
     let plan = Plan {
         sink: &sink,

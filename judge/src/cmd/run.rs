@@ -27,6 +27,8 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         seal_snapshots: false,
         sandbox: Sandbox::new(args.options.sandbox.config()),
         seed: None,
+        checkers: None,
+        in_process: args.options.in_process,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;
     render(&report, &mut anstream::stdout())?;

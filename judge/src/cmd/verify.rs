@@ -34,6 +34,8 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
         seal_snapshots: false,
         sandbox: Sandbox::new(args.options.sandbox.config()),
         seed: None,
+        checkers: None,
+        in_process: args.options.in_process,
     };
     let wanted = |e: &&Exercise| chosen.is_empty() || chosen.contains(&e.id);
     if layout.iter().all(|f| f.ok) {

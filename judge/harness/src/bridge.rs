@@ -1,0 +1,214 @@
+//! The checker's side of an exercise's API: what a bridge (the crate under
+//! `judge/bridges/exID` that stands, in the checker, for the learner's
+//! crate) uses to call the learner's code in the agent.
+//!
+//! [`invoke`] sends one call and serves the agent until it answers: its
+//! device calls (on the judge's devices, [`gpu::remote::host`]), and its
+//! callbacks of the judge's code (the closure or trait object the check
+//! gave the learner's function). The answer is decoded as the bridge's
+//! type; whatever does not decode, and every message out of turn, ends the
+//! check as the learner's process breaking the protocol ([`AgentGone`]).
+//! A panic of the learner's code ends it as that panic ([`LearnerPanic`]).
+
+use crate::wire::Message;
+use gpu::CallSite;
+use gpu::remote::{Frame, Link};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// The payload of the panic that ends a check whose learner code panicked
+/// in the agent: the runner reports it as that panic, at that place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LearnerPanic {
+    /// The panic message.
+    pub message: String,
+    /// Where, in the learner's source.
+    pub location: Option<CallSite>,
+}
+
+/// The payload of the panic that ends a check whose agent is gone (it
+/// died, exited, or sent what the protocol does not allow): the runner
+/// reports the check as crashed, with how the agent ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentGone {
+    /// What the checker saw.
+    pub why: String,
+}
+
+thread_local! {
+    /// The link to the agent of the running check, set by the runner.
+    static LINK: RefCell<Option<Rc<Link>>> = const { RefCell::new(None) };
+    /// Calls in flight: a check that ends with one in flight (a panic of the
+    /// judge's code inside a callback) leaves its agent mid-call.
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Sets the link calls go over (the runner's, per agent).
+pub(crate) fn connect(link: Option<Rc<Link>>) {
+    LINK.with(|l| *l.borrow_mut() = link);
+    DEPTH.with(|d| d.set(0));
+}
+
+/// Whether a call is in flight.
+pub(crate) fn in_call() -> bool {
+    DEPTH.with(Cell::get) > 0
+}
+
+/// Ends the check as its agent gone.
+fn gone(why: impl Into<String>) -> ! {
+    std::panic::panic_any(AgentGone { why: why.into() })
+}
+
+fn link() -> Rc<Link> {
+    LINK.with(|l| l.borrow().clone()).unwrap_or_else(|| {
+        gone("no learner's process is running (a bridge called outside a check)")
+    })
+}
+
+/// `value` in postcard, for a bridge's request, answer or callback.
+pub fn encode(value: &impl Serialize) -> Vec<u8> {
+    postcard::to_stdvec(value).expect("a bridge's values serialize")
+}
+
+/// `bytes` as a `T`, or the check ends as the learner's process breaking
+/// the protocol.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> T {
+    postcard::from_bytes(bytes).unwrap_or_else(|e| {
+        gone(format!(
+            "the learner's process sent a message that does not decode as `{}` ({e})",
+            std::any::type_name::<T>()
+        ))
+    })
+}
+
+/// Calls the learner's code with `request` and returns its answer; a
+/// callback the learner's code makes meanwhile ends the check (the call
+/// gave it none).
+pub fn invoke<R: DeserializeOwned>(request: &impl Serialize) -> R {
+    invoke_with(request, &mut |_| {
+        gone("the learner's process made a callback where the call gave it none")
+    })
+}
+
+/// Calls the learner's code with `request`, answering each callback it
+/// makes with `callback` (the bridge's request in, its answer out), and
+/// returns its answer.
+pub fn invoke_with<R: DeserializeOwned>(
+    request: &impl Serialize,
+    callback: &mut dyn FnMut(&[u8]) -> Vec<u8>,
+) -> R {
+    let link = link();
+    send(&link, &Message::Invoke(encode(request)));
+    DEPTH.with(|d| d.set(d.get() + 1));
+    let answer = serve_until_answer(&link, callback);
+    DEPTH.with(|d| d.set(d.get() - 1));
+    decode(&answer)
+}
+
+/// Serves the agent's device calls and callbacks until it answers.
+fn serve_until_answer(link: &Link, callback: &mut dyn FnMut(&[u8]) -> Vec<u8>) -> Vec<u8> {
+    loop {
+        match receive(link) {
+            Frame::Gpu(call) => {
+                let answer = gpu::remote::host::serve(call);
+                if link.send(&Frame::GpuReply(answer)).is_err() {
+                    gone("the learner's process closed its link");
+                }
+            }
+            Frame::GpuReply(_) => gone("the learner's process sent a device answer"),
+            Frame::Harness(bytes) => match Message::read(&bytes) {
+                Some(Message::Returned(answer)) => return answer,
+                Some(Message::Panicked { message, location }) => {
+                    std::panic::panic_any(LearnerPanic { message, location })
+                }
+                Some(Message::Callback(request)) => {
+                    let answer = callback(&request);
+                    send(link, &Message::CallbackReturned(answer));
+                }
+                Some(other) => gone(format!(
+                    "the learner's process sent {} in the middle of a call",
+                    name(&other)
+                )),
+                None => gone("the learner's process sent a message that does not decode"),
+            },
+        }
+    }
+}
+
+/// Ends the agent's check: it drops what the check made (serving the
+/// device calls those drops make) and says so. `false` when it did not.
+pub(crate) fn end_check(link: &Link) -> bool {
+    if link.send(&Message::EndCheck.frame()).is_err() {
+        return false;
+    }
+    loop {
+        match link.recv() {
+            Ok(Frame::Gpu(call)) => {
+                let answer = gpu::remote::host::serve(call);
+                if link.send(&Frame::GpuReply(answer)).is_err() {
+                    return false;
+                }
+            }
+            Ok(Frame::Harness(bytes)) if Message::read(&bytes) == Some(Message::Ended) => {
+                return true;
+            }
+            _ => return false,
+        }
+    }
+}
+
+fn send(link: &Link, message: &Message) {
+    if link.send(&message.frame()).is_err() {
+        gone("the learner's process closed its link");
+    }
+}
+
+fn receive(link: &Link) -> Frame {
+    link.recv().unwrap_or_else(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            gone("the learner's process ended in the middle of a call")
+        }
+        _ => gone(format!("the learner's process broke the protocol ({e})")),
+    })
+}
+
+fn name(message: &Message) -> &'static str {
+    match message {
+        Message::Setup { .. } => "a setup",
+        Message::Invoke(_) => "a call",
+        Message::Returned(_) => "an answer",
+        Message::Panicked { .. } => "a panic",
+        Message::Callback(_) => "a callback",
+        Message::CallbackReturned(_) => "a callback's answer",
+        Message::EndCheck => "the end of a check",
+        Message::Ended => "an acknowledgement",
+    }
+}
+
+/// Runs `f` with the bridge connected to an agent served by `serve` in a
+/// thread of this process: for a bridge's own tests, which call the
+/// learner's API through it against the reference solution without
+/// building an agent. The agent's panics carry no location here (the
+/// process's panic hook is the test harness's).
+pub fn loopback<R>(serve: crate::agent::Serve, f: impl FnOnce() -> R) -> R {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
+    let agent = std::thread::spawn(move || {
+        let link = Rc::new(Link::new(theirs).expect("a link"));
+        crate::agent::serve_link(link, serve);
+    });
+    let link = Rc::new(Link::new(ours).expect("a link"));
+    connect(Some(Rc::clone(&link)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    let ended = !in_call() && end_check(&link);
+    connect(None);
+    gpu::remote::host::reset();
+    drop(link);
+    let _ = agent.join();
+    match result {
+        Ok(result) if ended => result,
+        Ok(_) => panic!("the agent did not end the check"),
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}

@@ -1,0 +1,150 @@
+//! The checker's agents: the learner's processes it starts, one at a time,
+//! as the judge's setup says ([`AgentLaunch`]), each with a new link on its
+//! stdin.
+//!
+//! An agent serves every check of the suite while it lives. At the end of
+//! each check it drops what the check made; when it died in a check (a
+//! crash, an exit, a broken protocol) or was left in the middle of a call,
+//! the check's outcome says how it ended, and the next check starts a new
+//! one.
+
+use crate::bridge;
+use crate::protocol::Outcome;
+use crate::wire::{AgentLaunch, Message};
+use gpu::remote::Link;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// An agent that runs.
+struct Running {
+    child: Child,
+    link: Rc<Link>,
+}
+
+/// The checker's agents.
+pub(crate) struct Agents {
+    launch: AgentLaunch,
+    current: Option<Running>,
+    /// Why the last start failed, for the check that needed it.
+    failed: Option<String>,
+}
+
+impl Agents {
+    pub(crate) fn new(launch: AgentLaunch) -> Self {
+        Self {
+            launch,
+            current: None,
+            failed: None,
+        }
+    }
+
+    /// Makes sure an agent runs for the next check, and connects the bridge to it.
+    pub(crate) fn start_check(&mut self) {
+        if self.current.is_none() {
+            match self.spawn() {
+                Ok(running) => self.current = Some(running),
+                Err(e) => self.failed = Some(format!("the learner's process did not start: {e}")),
+            }
+        }
+        bridge::connect(self.current.as_ref().map(|r| Rc::clone(&r.link)));
+    }
+
+    /// Ends the agent's part of a check: it drops what the check made, or,
+    /// when it is gone or mid-call, it is stopped and `outcome` says how it
+    /// ended.
+    pub(crate) fn end_check(&mut self, outcome: &mut Outcome) {
+        gpu::remote::host::reset();
+        let Some(running) = self.current.take() else {
+            if let (Some(why), Outcome::Crashed { how }) = (self.failed.take(), &mut *outcome) {
+                *how = why;
+            }
+            bridge::connect(None);
+            return;
+        };
+        let gone = matches!(outcome, Outcome::Crashed { .. });
+        if !gone && !bridge::in_call() && bridge::end_check(&running.link) {
+            gpu::remote::host::reset();
+            self.current = Some(running);
+            bridge::connect(None);
+            return;
+        }
+        bridge::connect(None);
+        let status = stop(running);
+        if let Outcome::Crashed { how } = outcome {
+            *how = match status {
+                Some(status) => format!("{}: {how}", ended(status)),
+                None => how.clone(),
+            };
+        }
+    }
+
+    fn spawn(&self) -> std::io::Result<Running> {
+        let (ours, theirs) = UnixStream::pair()?;
+        let launch = &self.launch;
+        let mut command = Command::new(&launch.program);
+        command.args(&launch.args).current_dir(&launch.dir);
+        if launch.clear_env {
+            command.env_clear();
+        }
+        command.envs(launch.env.iter().map(|(k, v)| (k, v)));
+        let child = command
+            .stdin(Stdio::from(OwnedFd::from(theirs)))
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let link = Rc::new(Link::new(ours)?);
+        let setup = Message::Setup {
+            lockdown: launch.lockdown.clone(),
+        };
+        link.send(&setup.frame())?;
+        Ok(Running { child, link })
+    }
+}
+
+impl Drop for Agents {
+    fn drop(&mut self) {
+        if let Some(running) = self.current.take() {
+            stop(running);
+        }
+    }
+}
+
+/// Closes the agent's link and waits a moment for it to end (it exits when
+/// its link closes), then kills it; how it ended, when known.
+fn stop(running: Running) -> Option<ExitStatus> {
+    let Running { mut child, link } = running;
+    drop(link);
+    let deadline = Instant::now() + Duration::from_millis(500);
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    child.wait().ok()
+}
+
+/// How a learner's process ended, for a person.
+fn ended(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(gpu::remote::LINK_LOST), _) => {
+            "the learner's process lost its link to the judge".into()
+        }
+        (Some(code), _) => format!("the learner's process exited with code {code}"),
+        (None, Some(signal)) => format!(
+            "the learner's process was killed by signal {signal}{}",
+            match signal {
+                6 => " (SIGABRT: an abort)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV: an invalid memory access)",
+                _ => "",
+            }
+        ),
+        (None, None) => "the learner's process ended abnormally".into(),
+    }
+}
