@@ -7,7 +7,7 @@ use gpu::{GpuError, Stream};
 use judge_harness::agent::{self, Agent};
 
 /// Makes one call of the checker's with the learner's crate.
-pub fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
+pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
     match agent::request::<Call>(request) {
         Call::Measure { stream, plan, work } => {
             let stream = proxy::stream(agent.link(), stream);
