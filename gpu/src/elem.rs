@@ -99,6 +99,24 @@ impl<T> PartialEq for View<T> {
 }
 impl<T> Eq for View<T> {}
 
+/// A view travels between processes as its address and length.
+impl<T> Serialize for View<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.addr, self.len).serialize(s)
+    }
+}
+
+impl<'de, T> Deserialize<'de> for View<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (addr, len) = <(u64, usize)>::deserialize(d)?;
+        Ok(Self {
+            addr,
+            len,
+            _elem: PhantomData,
+        })
+    }
+}
+
 impl<T: Elem> std::fmt::Debug for View<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
