@@ -143,14 +143,36 @@ pub fn main(serve: Serve) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+thread_local! {
+    /// The agent this thread serves, for [`call_back`].
+    static CURRENT: RefCell<Option<Rc<Agent>>> = const { RefCell::new(None) };
+}
+
+/// Calls the checker's code, as [`Agent::callback`] does, from learner code
+/// that holds no `Agent`: a trait object the bridge gave the learner's
+/// crate (an allocator's driver, say).
+pub fn call_back<R: DeserializeOwned>(request: &impl Serialize) -> R {
+    let agent = CURRENT.with(|c| c.borrow().clone());
+    match agent {
+        Some(agent) => agent.callback(request),
+        None => lost("a callback outside any call of the checker's"),
+    }
+}
+
 /// Serves the checker's calls on `link` with `serve` until it closes the link.
 pub(crate) fn serve_link(link: Rc<Link>, serve: Serve) {
-    let agent = Agent {
+    let agent = Rc::new(Agent {
         link,
         serve,
         objects: RefCell::new(HashMap::new()),
         next: Cell::new(0),
-    };
+    });
+    CURRENT.with(|c| *c.borrow_mut() = Some(Rc::clone(&agent)));
+    serve_calls(&agent);
+    CURRENT.with(|c| c.borrow_mut().take());
+}
+
+fn serve_calls(agent: &Agent) {
     loop {
         let frame = match agent.link.recv() {
             Ok(frame) => frame,

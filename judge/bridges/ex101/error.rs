@@ -1,0 +1,65 @@
+//! Why a `malloc` or a `free` failed, as it travels from the agent.
+//!
+//! The error's message is the learner's work (the checks read it): the
+//! agent sends its `Display` with the error, and the bridge keeps it, by
+//! the error's value, for this error's `Display` here.
+
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AllocError {
+    /// No cached block fit, and the driver refused a new segment even after
+    /// the allocator released its cache.
+    OutOfMemory {
+        /// The request, rounded up to a multiple of 512 bytes.
+        requested: usize,
+        /// Bytes in allocated blocks.
+        allocated: usize,
+        /// Bytes in segments held from the driver.
+        reserved: usize,
+    },
+    /// `free` got a block this allocator does not hold as allocated.
+    NotAllocated {
+        /// The block's address.
+        addr: u64,
+    },
+}
+
+/// An error as it travels: its value, and the learner's message for it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Told {
+    /// The error.
+    pub error: AllocError,
+    /// Its `Display`, in the learner's crate.
+    pub message: String,
+}
+
+thread_local! {
+    /// The learner's message for each error value the agent returned.
+    static MESSAGES: RefCell<HashMap<AllocError, String>> = RefCell::new(HashMap::new());
+}
+
+impl From<Told> for AllocError {
+    fn from(told: Told) -> Self {
+        MESSAGES.with(|m| m.borrow_mut().insert(told.error.clone(), told.message));
+        told.error
+    }
+}
+
+impl fmt::Display for AllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match MESSAGES.with(|m| m.borrow().get(self).cloned()) {
+            Some(message) => f.write_str(&message),
+            None => write!(
+                f,
+                "{self:?} (an error the learner's allocator never returned)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AllocError {}
