@@ -124,11 +124,16 @@ pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
 /// `gpu` crate and the harness runtime) finds its bridge compiled.
 fn bridges(course: &Course) -> Vec<(String, toml::Value)> {
     let mut bridges = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for exercise in &course.manifest.exercises {
         let dir = course.bridge_dir(exercise);
         let Ok(package) = compile::package_name(&dir) else {
             continue;
         };
+        // Exercises may share a bridge (the fixture course's do).
+        if !seen.insert(dir.clone()) {
+            continue;
+        }
         let mut dependency = toml::Table::new();
         dependency.insert("path".into(), dir.to_string_lossy().into_owned().into());
         dependency.insert("package".into(), package.into());

@@ -154,7 +154,15 @@ fn attempt(
     let home = spec
         .scratch
         .join(format!("home-{:016x}", fastrand::u64(..)));
-    let grant = grant(spec, &snapshots.folder, &home, deadline);
+    // An agent's own sandbox ends it only after the judge has ended the
+    // checker (whose process group it is in): the checker must not see its
+    // agent die of the deadline and report a crash for a check that ran
+    // out of time.
+    let own_deadline = match spec.agent {
+        Some(_) => deadline + 2 * GRACE,
+        None => deadline,
+    };
+    let grant = grant(spec, &snapshots.folder, &home, own_deadline);
     let (lockdown, agent) = match &spec.agent {
         None => (spec.sandbox.lockdown(&grant), None),
         Some(agent) => (None, Some(agent_launch(spec, agent, &grant)?)),
@@ -212,7 +220,10 @@ fn grant(spec: &RunSpec, snapshots: &Path, home: &Path, deadline: Instant) -> Gr
         ),
     };
     Grant {
-        kind: Kind::Run,
+        kind: match spec.agent {
+            Some(_) => Kind::Agent,
+            None => Kind::Run,
+        },
         read,
         write,
         home: home.to_path_buf(),

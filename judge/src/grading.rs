@@ -74,6 +74,8 @@ pub(crate) struct Grading {
     pub(crate) sandbox: Layers,
     /// The seed the checks' generated workloads took.
     pub(crate) seed: u64,
+    /// Where the verdicts were decided (the backend's way, or `--in-process`).
+    pub(crate) decided: Decided,
 }
 
 /// How to grade: where the results go, how to judge each crate, and what
@@ -127,6 +129,7 @@ pub(crate) fn grade(
         complete: false,
         sandbox: plan.options.sandbox.layers().clone(),
         seed: plan.options.seed.unwrap_or_default(),
+        decided: plan.options.decided(),
     };
     let seal = Seal::of(course)?;
     let cache = match plan.prebuilt {

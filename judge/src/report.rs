@@ -59,10 +59,10 @@ impl Decided {
     pub(crate) fn explain(self) -> &'static str {
         match self {
             Self::OutsideTheLearnersProcess => {
-                "verdicts decided in the judge's process, the learner's code in another"
+                "decided in the judge's process, the learner's code in another"
             }
             Self::InTheLearnersProcess => {
-                "verdicts decided in the learner's process (the CUDA backend's way): the learner's code could reach them"
+                "decided in the learner's process (the CUDA backend's way): the learner's code could reach them"
             }
         }
     }

@@ -73,12 +73,10 @@ impl Agents {
             return;
         }
         bridge::connect(None);
-        let status = stop(running);
-        if let Outcome::Crashed { how } = outcome {
-            *how = match status {
-                Some(status) => format!("{}: {how}", ended(status)),
-                None => how.clone(),
-            };
+        // How it ended is the cause, when it ended by itself; when the
+        // checker had to stop it, what the checker saw is.
+        if let (Some(status), Outcome::Crashed { how }) = (stop(running), outcome) {
+            *how = ended(status);
         }
     }
 
@@ -114,7 +112,7 @@ impl Drop for Agents {
 }
 
 /// Closes the agent's link and waits a moment for it to end (it exits when
-/// its link closes), then kills it; how it ended, when known.
+/// its link closes), then kills it; how it ended, when it ended by itself.
 fn stop(running: Running) -> Option<ExitStatus> {
     let Running { mut child, link } = running;
     drop(link);
@@ -126,7 +124,8 @@ fn stop(running: Running) -> Option<ExitStatus> {
         std::thread::sleep(Duration::from_millis(5));
     }
     let _ = child.kill();
-    child.wait().ok()
+    let _ = child.wait();
+    None
 }
 
 /// How a learner's process ended, for a person.

@@ -82,6 +82,7 @@ fn show(
                 None => eprintln!("grading {count} submission{plural}"),
             }
             eprintln!("sandbox: {}", options.sandbox.layers().summary());
+            eprintln!("verdicts: {}", options.decided().explain());
             let seed = options.seed.unwrap_or_default();
             eprintln!("seed: {seed} (chosen now; `--seed {seed}` grades with it again)");
         }

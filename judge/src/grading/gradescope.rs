@@ -5,7 +5,8 @@
 //! `test_output_format` and `test_name_format` (all `text`), `visibility`
 //! (`visible`), `stdout_visibility` (`hidden`: the judge's own log is for
 //! the instructor), `extra_data` (`judge`, `submission`, `complete`,
-//! `seed`, `sandbox` (as in the JSON format: `enabled`, `summary`,
+//! `seed`, `decided` (where the verdicts were decided, as in the JSON
+//! format), `sandbox` (as in the JSON format: `enabled`, `summary`,
 //! `layers`) and `files`, each graded exercise's files with their SHA-256)
 //! and `tests`. One test per check, in manifest then suite order: `name`
 //! (`ID CHECK: TITLE`), `number` (`ID.N`), `score`, `max_score` (the check's
@@ -50,6 +51,7 @@ struct Extra<'a> {
     submission: String,
     complete: bool,
     seed: u64,
+    decided: crate::report::Decided,
     sandbox: LayersReport,
     files: BTreeMap<String, &'a [GradedFile]>,
 }
@@ -91,9 +93,10 @@ enum TestStatus {
 pub(crate) fn render(grading: &Grading, current: usize) -> String {
     let result = &grading.submissions[current];
     let mut output = format!(
-        "Graded by the judge {} (sandbox: {}; seed {}).\n",
+        "Graded by the judge {} (sandbox: {}; verdicts {}; seed {}).\n",
         env!("CARGO_PKG_VERSION"),
         grading.sandbox.summary(),
+        grading.decided.explain(),
         grading.seed
     );
     output.push_str(&summary::text(result));
@@ -111,6 +114,7 @@ pub(crate) fn render(grading: &Grading, current: usize) -> String {
             submission: result.submission.name.clone(),
             complete: result.complete,
             seed: grading.seed,
+            decided: grading.decided,
             sandbox: grading.sandbox.report(),
             files: result
                 .exercises

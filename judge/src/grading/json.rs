@@ -7,6 +7,10 @@
 //!   "complete": false,              true once every submission is graded
 //!   "shard": "2/4" | null,          the shard of the class graded here
 //!   "seed": 1234,                   the seed the checks' generated workloads took
+//!   "decided": "outside_the_learners_process | in_the_learners_process",
+//!                                   where the verdicts were decided: in the judge's
+//!                                   process (the virtual GPU), or in the one that ran the
+//!                                   student's code (the CUDA backend, `--in-process`)
 //!   "sandbox": {                    what student code was built and run in
 //!     "enabled": true,              false with `--no-sandbox`
 //!     "summary": "files, ... (all in force)",
@@ -22,6 +26,7 @@
 //!       "status": "pending | not_started | compile_error | harness_failure | passed | failed",
 //!       "score": 2.5, "max_score": 10,
 //!       "backend": "cuda | virtual" (empty when nothing ran),
+//!       "decided": "outside_the_learners_process | ..." | null (null when nothing ran),
 //!       "duration_s": 3.2,          build and run, wall time
 //!       "message": "..." | null,    why there are no checks: the compiler's messages, ...
 //!       "checks": [{
@@ -45,7 +50,7 @@
 use crate::grading::Grading;
 use crate::grading::model::{ExerciseResult, Status, SubmissionResult, round};
 use crate::intake::GradedFile;
-use crate::report::CheckReport;
+use crate::report::{CheckReport, Decided};
 use crate::sandbox::LayersReport;
 use judge_harness::Outcome;
 use serde::Serialize;
@@ -58,6 +63,7 @@ struct Document<'a> {
     complete: bool,
     shard: Option<String>,
     seed: u64,
+    decided: Decided,
     sandbox: LayersReport,
     submissions: Vec<SubmissionJson<'a>>,
 }
@@ -85,6 +91,7 @@ struct ExerciseJson<'a> {
     score: f64,
     max_score: u32,
     backend: &'a str,
+    decided: Option<Decided>,
     duration_s: f64,
     message: Option<String>,
     checks: Vec<CheckJson<'a>>,
@@ -116,6 +123,7 @@ pub(crate) fn render(grading: &Grading) -> String {
         complete: grading.complete,
         shard: grading.shard.map(|s| s.to_string()),
         seed: grading.seed,
+        decided: grading.decided,
         sandbox: grading.sandbox.report(),
         submissions: grading.submissions.iter().map(submission).collect(),
     };
@@ -149,6 +157,7 @@ fn exercise(result: &ExerciseResult) -> ExerciseJson<'_> {
         score: round(result.score()),
         max_score: result.exercise.points,
         backend: report.map_or("", |r| r.backend.as_str()),
+        decided: result.checked().map(|r| r.decided),
         duration_s: round(result.seconds),
         message: result.message(),
         checks: report

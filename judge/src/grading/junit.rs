@@ -2,7 +2,8 @@
 //!
 //! One `<testsuite>` per exercise of each submission, named
 //! `SUBMISSION/ID-SLUG`, with properties `submission`, `exercise`, `status`,
-//! `score`, `max_score`, `backend`, `seed` (the run's), `sandbox` (the
+//! `score`, `max_score`, `backend`, `seed` (the run's), `decided` (where
+//! the verdicts were decided, as in the JSON format), `sandbox` (the
 //! layers' summary) and `sandbox.LAYER` for each layer (`in force: HOW` or
 //! `not in force: WHY`), and `file:PATH` (its SHA-256) for each file
 //! graded; one `<testcase>` per check (its
@@ -38,7 +39,7 @@ pub(crate) fn render(grading: &Grading) -> String {
     for submission in &grading.submissions {
         for exercise in &submission.exercises {
             let mut suite = suite(&submission.submission.name, exercise);
-            suite.add_properties(run_properties(grading.seed, &grading.sandbox, exercise));
+            suite.add_properties(run_properties(grading, exercise));
             report.add_test_suite(suite);
         }
     }
@@ -77,10 +78,14 @@ fn suite(submission: &str, result: &ExerciseResult) -> TestSuite {
     suite
 }
 
-/// What a suite records about the run: its seed and sandbox, and the files graded.
-fn run_properties(seed: u64, sandbox: &Layers, result: &ExerciseResult) -> Vec<Property> {
+/// What a suite records about the run: its seed, where its verdicts were
+/// decided, its sandbox, and the files graded.
+fn run_properties(grading: &Grading, result: &ExerciseResult) -> Vec<Property> {
+    let sandbox: &Layers = &grading.sandbox;
+    let decided = serde_json::to_value(grading.decided).expect("a unit variant");
     let mut properties = vec![
-        Property::new("seed", seed.to_string()),
+        Property::new("seed", grading.seed.to_string()),
+        Property::new("decided", decided.as_str().unwrap_or_default()),
         Property::new("sandbox", sandbox.summary()),
     ];
     for layer in sandbox.rows() {

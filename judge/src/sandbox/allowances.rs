@@ -88,6 +88,19 @@ pub(crate) fn for_runs() -> Vec<PathBuf> {
     all
 }
 
+/// What an agent may read besides its own grant: the system alone (its
+/// devices are the checker's, so it needs no driver and no toolkit).
+pub(crate) fn for_agents() -> Vec<PathBuf> {
+    let mut all = paths(SYSTEM);
+    all.extend(extra());
+    all
+}
+
+/// The usual device files, never a GPU's.
+pub(crate) fn plain_devices() -> Vec<PathBuf> {
+    paths(DEVICES)
+}
+
 /// The device files: the usual ones, and the GPUs' where there are some.
 pub(crate) fn devices() -> Vec<PathBuf> {
     let mut devices = paths(DEVICES);

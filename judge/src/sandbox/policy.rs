@@ -76,6 +76,10 @@ pub(crate) enum Kind {
     Build,
     /// A harness: the GPU's device files and driver libraries.
     Run,
+    /// An agent: the learner's code whose devices are the checker's (over
+    /// its link), so no GPU device file, no driver and no `/proc` to write:
+    /// on every machine it gets the pid namespace.
+    Agent,
 }
 
 /// What the judge grants one build or run.
@@ -102,11 +106,15 @@ impl Grant {
         let mut read = match self.kind {
             Kind::Build => allowances::for_builds(),
             Kind::Run => allowances::for_runs(),
+            Kind::Agent => allowances::for_agents(),
         };
         read.extend(self.read.iter().cloned());
         let mut write = self.write.clone();
         write.push(self.home.clone());
-        let devices = allowances::devices();
+        let devices = match self.kind {
+            Kind::Agent => allowances::plain_devices(),
+            Kind::Build | Kind::Run => allowances::devices(),
+        };
         let cuda_run = is_cuda_run(self.kind, &devices);
         if cuda_run {
             write.push(PathBuf::from(allowances::PROC));

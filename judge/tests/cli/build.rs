@@ -22,7 +22,7 @@ fn grading_prebuilt_harnesses_scores_like_building_them() {
     let bin = course.root.join("bin");
     let out = course.judge(&["build", "--out", arg(&bin), "--submission", arg(&ada)]);
     assert_eq!(out.code, 0, "{out:?}");
-    insta::assert_snapshot!(course.redact(&out.stdout), @"built 5 harnesses into `[COURSE]/bin`; 2 did not compile (see `index.json` there)");
+    insta::assert_snapshot!(course.redact(&out.stdout), @"built 12 harnesses into `[COURSE]/bin`; 4 did not compile (see `index.json` there)");
     index_lists_every_harness(&bin);
 
     let no_cargo = [("CARGO", Path::new("/nonexistent/cargo"))];
@@ -131,12 +131,21 @@ fn index_lists_every_harness(bin: &Path) {
         })
         .collect();
     let expected = [
+        "checker-901 built checker-901",
+        "agent-901-exercise built agent-901-exercise",
         "harness-901-exercise built harness-901-exercise",
+        "agent-901-solution built agent-901-solution",
         "harness-901-solution built harness-901-solution",
+        "agent-901-variant-off-by-one built agent-901-variant-off-by-one",
         "harness-901-variant-off-by-one built harness-901-variant-off-by-one",
+        "checker-903 built checker-903",
+        "agent-903-exercise compile_error -",
         "harness-903-exercise compile_error -",
+        "agent-903-solution built agent-903-solution",
         "harness-903-solution built harness-903-solution",
+        "agent-901-submission built ada/agent-901-submission",
         "harness-901-submission built ada/harness-901-submission",
+        "agent-903-submission compile_error -",
         "harness-903-submission compile_error -",
     ];
     assert_eq!(listed, expected);
@@ -153,7 +162,7 @@ fn index_lists_every_harness(bin: &Path) {
             .mode();
         assert!(mode & 0o111 != 0, "`{built}` is executable");
     }
-    let failed = &index["harnesses"][6];
+    let failed = &index["harnesses"][15];
     assert_eq!(
         (failed["submission"].as_str(), failed["role"].as_str()),
         (Some("ada"), Some("submission"))
@@ -203,7 +212,7 @@ fn a_harness_missing_from_the_index_is_a_clear_error() {
     assert_eq!(out.code, 3);
     assert!(
         out.stderr
-            .contains("has no harness `harness-901-submission` of submission `ada`"),
+            .contains("has no harness `agent-901-submission` of submission `ada`"),
         "{out:?}"
     );
     let out = course.judge(&["build", "--out", arg(&bin), "--shard", "1/2"]);

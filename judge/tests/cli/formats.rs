@@ -32,7 +32,7 @@ pub(crate) fn read_json(file: &Path) -> Value {
 pub(crate) fn json_shape(results: &Value) {
     assert_keys(
         results,
-        "format judge complete shard seed sandbox submissions",
+        "format judge complete shard seed decided sandbox submissions",
     );
     assert_keys(&results["sandbox"], "enabled summary layers");
     for layer in results["sandbox"]["layers"].as_array().unwrap() {
@@ -44,7 +44,7 @@ pub(crate) fn json_shape(results: &Value) {
             "name path complete score max_score duration_s exercises",
         );
         for exercise in submission["exercises"].as_array().unwrap() {
-            let keys = "id slug title chapter status score max_score backend duration_s message checks output";
+            let keys = "id slug title chapter status score max_score backend decided duration_s message checks output";
             assert_keys(exercise, &format!("{keys} forged_lines files"));
             for file in exercise["files"].as_array().unwrap() {
                 assert_keys(file, "path sha256");
@@ -80,7 +80,7 @@ pub(crate) fn gradescope_shape(results: &Value, score: f64, max_score: f64) {
     );
     assert_keys(
         &results["extra_data"],
-        "judge submission complete seed sandbox files",
+        "judge submission complete seed decided sandbox files",
     );
     let tests = results["tests"].as_array().unwrap();
     for test in tests {

@@ -37,11 +37,15 @@ fn every_format_has_its_documented_field_names() {
     insta::assert_snapshot!(course.redact(&out.stdout));
     let stderr = course.redact(&out.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 4, "{stderr}");
+    assert_eq!(lines.len(), 5, "{stderr}");
     assert_eq!(lines[0], "grading 1 submission");
     assert!(lines[1].starts_with("sandbox: files, "), "{stderr}");
-    assert!(lines[2].starts_with("seed: "), "{stderr}");
-    assert_eq!(lines[3], "wrote `[COURSE]/ada.json`");
+    assert_eq!(
+        lines[2],
+        "verdicts: decided in the judge's process, the learner's code in another"
+    );
+    assert!(lines[3].starts_with("seed: "), "{stderr}");
+    assert_eq!(lines[4], "wrote `[COURSE]/ada.json`");
     let results = read_json(&json);
     json_shape(&results);
     assert_eq!(
@@ -54,7 +58,7 @@ fn every_format_has_its_documented_field_names() {
         results["seed"]
     );
     let seed = results["seed"].as_u64().unwrap();
-    assert!(lines[2].contains(&format!("`--seed {seed}`")), "{stderr}");
+    assert!(lines[3].contains(&format!("`--seed {seed}`")), "{stderr}");
     let exercises = results["submissions"][0]["exercises"].as_array().unwrap();
     let statuses: Vec<&str> = exercises
         .iter()

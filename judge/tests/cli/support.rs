@@ -48,6 +48,11 @@ impl Course {
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/course"),
             &root,
         );
+        // The bridge's dependencies are the judge's workspace's crates.
+        let bridge = root.join("judge/bridges/fixture/Cargo.toml");
+        let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let text = std::fs::read_to_string(&bridge).unwrap();
+        std::fs::write(&bridge, text.replace("@TOOLS@", arg(&tools))).unwrap();
         let class = dir.path().join("class");
         std::fs::create_dir_all(&class).unwrap();
         Self {
