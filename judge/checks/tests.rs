@@ -95,6 +95,23 @@ fn every_suite_folder_is_a_module_of_this_crate() {
 }
 
 #[test]
+fn a_check_requires_only_checks_of_its_suite_that_require_nothing() {
+    for id in suite_folders() {
+        let suite = crate::suite(id).unwrap();
+        for check in suite.iter().filter(|c| !c.requires.is_empty()) {
+            for name in check.requires {
+                let required = suite.iter().find(|c| c.name == *name);
+                assert!(
+                    required.is_some_and(|r| r.requires.is_empty() && r.points > 0),
+                    "ex{id}: `{}` requires `{name}`, which is not a check of its suite that earns points by itself",
+                    check.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn check_names_are_unique_in_each_suite() {
     for id in suite_folders() {
         let mut names: Vec<&str> = crate::suite(id).unwrap().iter().map(|c| c.name).collect();

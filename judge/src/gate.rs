@@ -50,11 +50,9 @@ pub(crate) fn check_exercise(
             why: (!solution.passed()).then(|| failures(&solution)),
         },
         Finding {
-            ok: !starter.passed(),
-            what: format!("{id}: the untouched starter fails"),
-            why: starter
-                .passed()
-                .then(|| "every check passed: the exercise is already solved".to_string()),
+            ok: starter.score() == 0.0,
+            what: format!("{id}: the untouched starter earns no point"),
+            why: (starter.score() > 0.0).then(|| earned_by_the_starter(&starter)),
         },
     ];
     for variant in variant::load_all(&course.variants_dir(exercise))? {
@@ -92,6 +90,22 @@ fn check_variant(
         what,
         why: verdict.err(),
     })
+}
+
+/// Which checks earn the untouched starter its points, and what to do.
+fn earned_by_the_starter(starter: &ExerciseReport) -> String {
+    let earned: Vec<String> = starter
+        .checks()
+        .iter()
+        .filter(|c| starter.earns(c))
+        .map(|c| format!("`{}`", c.info.name))
+        .collect();
+    format!(
+        "it earns {:.1} of {} points: {} pass on the starter; weight such a check 0, or guard it (`requires = [...]` in its `check!`) with a check the starter fails",
+        starter.score(),
+        starter.max_points,
+        earned.join(", ")
+    )
 }
 
 /// The failing checks of a report, one per line.

@@ -126,7 +126,8 @@ impl ExerciseReport {
         matches!(&self.stage, Stage::Checked { checks } if !checks.is_empty() && checks.iter().all(|c| c.outcome.passed()))
     }
 
-    /// Points earned: the exercise's points, split over the checks by their weights.
+    /// Points earned: the exercise's points, split over the checks by
+    /// their weights, of the checks that [`ExerciseReport::earns`].
     pub(crate) fn score(&self) -> f64 {
         let checks = self.checks();
         let total: u32 = checks.iter().map(|c| c.info.points).sum();
@@ -135,10 +136,33 @@ impl ExerciseReport {
         }
         let earned: u32 = checks
             .iter()
-            .filter(|c| c.outcome.passed())
+            .filter(|c| self.earns(c))
             .map(|c| c.info.points)
             .sum();
         f64::from(self.max_points) * f64::from(earned) / f64::from(total)
+    }
+
+    /// Whether `check` earns its points: it passed, and so did every check
+    /// it requires (a check the untouched starter passes is guarded by one
+    /// that tells the starter from work).
+    pub(crate) fn earns(&self, check: &CheckReport) -> bool {
+        check.outcome.passed() && self.waiting_for(check).is_empty()
+    }
+
+    /// The checks `check` requires that did not pass.
+    pub(crate) fn waiting_for<'a>(&self, check: &'a CheckReport) -> Vec<&'a str> {
+        let passed = |name: &str| {
+            self.checks()
+                .iter()
+                .any(|c| c.info.name == name && c.outcome.passed())
+        };
+        check
+            .info
+            .requires
+            .iter()
+            .map(String::as_str)
+            .filter(|name| !passed(name))
+            .collect()
     }
 
     /// The points one check is worth, in the exercise's points.
@@ -252,7 +276,7 @@ pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result
         }
         Stage::Checked { checks } => {
             for check in checks {
-                render_check(check, out)?;
+                render_check(check, &report.waiting_for(check), out)?;
             }
         }
     }
@@ -260,14 +284,24 @@ pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result
     render_summary(report, out)
 }
 
-fn render_check(check: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
+/// One check; `waiting` names the checks it requires that did not pass.
+fn render_check(check: &CheckReport, waiting: &[&str], out: &mut dyn Write) -> io::Result<()> {
     let info = &check.info;
     if check.outcome.passed() {
-        return writeln!(
+        writeln!(
             out,
             "  {PASS}✓{PASS:#} {} {DIM}{}{DIM:#}",
             info.name, info.title
-        );
+        )?;
+        if !waiting.is_empty() {
+            let names: Vec<String> = waiting.iter().map(|n| format!("`{n}`")).collect();
+            writeln!(
+                out,
+                "      {DIM}│{DIM:#} the starter passes this one already: its points come once {} passes",
+                names.join(" and ")
+            )?;
+        }
+        return Ok(());
     }
     writeln!(
         out,

@@ -229,6 +229,7 @@ mod tests {
     fn report_failing(expected: &str, actual: &str, detail: &str) -> ExerciseReport {
         let check = CheckReport {
             info: CheckInfo {
+                requires: Vec::new(),
                 name: "a".into(),
                 title: "t".into(),
                 section: "s".into(),

@@ -23,12 +23,14 @@ pub(crate) const CHECKS: &[Check] = &[
         "every request's tokens equal the reference: up to and including EOS, or up to max_new_tokens",
         "sampling-overlap.md#processing-the-results",
         25,
+        requires = [overlap_efficiency],
     ),
     check!(
         outputs::results_are_read_after_their_copy,
         "the CPU reads a pinned slot only after its copy is waited for, and no later copy overwrites it meanwhile",
         "sampling-overlap.md#two-pinned-slots",
         20,
+        requires = [overlap_efficiency],
     ),
     check!(
         steady::one_event_wait_per_step,

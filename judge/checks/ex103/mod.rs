@@ -33,6 +33,7 @@ pub(crate) const CHECKS: &[Check] = &[
         "over a long run of changing batch sizes, every output equals the eager model's",
         "cuda-graphs.md#static-inputs-and-outputs",
         35,
+        requires = [one_graph_launch_per_step],
     ),
     check!(
         trace::one_graph_launch_per_step,

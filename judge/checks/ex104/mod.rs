@@ -25,6 +25,7 @@ pub(crate) const CHECKS: &[Check] = &[
         "every request's output and every log line are the starter's, with no race",
         "hidden-syncs.md#why-a-sync-exists",
         20,
+        requires = [one_wait_per_log_window],
     ),
     check!(
         syncs::one_wait_per_log_window,
@@ -55,5 +56,6 @@ pub(crate) const CHECKS: &[Check] = &[
         "the median step time the server reports is within 10% of the judge's event timing",
         "hidden-syncs.md#timing-gpu-work",
         15,
+        requires = [one_wait_per_log_window],
     ),
 ];

@@ -39,6 +39,7 @@ pub(crate) const CHECKS: &[Check] = &[
         "timed with events, the CPU does not wait between the first and the last timed run",
         "hidden-syncs.md#timing-gpu-work",
         15,
+        requires = [each_run_is_one_sample],
     ),
     check!(
         median::throughput_is_the_work_over_the_median,

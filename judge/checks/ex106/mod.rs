@@ -22,18 +22,21 @@ pub(crate) const CHECKS: &[Check] = &[
         "every batch's output is its sum",
         "streams-and-events.md#copies-that-overlap-compute",
         25,
+        requires = [copies_overlap_the_steps],
     ),
     check!(
         outputs::no_race_between_the_streams,
         "no race between the copy stream and the compute stream, reuse of freed memory included",
         "streams-and-events.md#when-a-buffer-crosses-streams-record_stream",
         25,
+        requires = [copies_overlap_the_steps],
     ),
     check!(
         steady::no_cpu_wait_in_the_steady_state,
         "between the second step and the last, no call that can make the CPU wait",
         "streams-and-events.md#waiting-on-the-gpu-against-waiting-on-the-cpu",
         20,
+        requires = [copies_overlap_the_steps],
     ),
     check!(
         overlap::copies_overlap_the_steps,

@@ -22,6 +22,7 @@ pub(crate) const CHECKS: &[Check] = &[
         "launches, graph launches, event records, stream waits for events and queries: the CPU never waits",
         "streams-and-events.md#waiting-on-the-gpu-against-waiting-on-the-cpu",
         20,
+        requires = [synchronize_waits_for_what_it_names],
     ),
     check!(
         verdict::synchronize_waits_for_what_it_names,

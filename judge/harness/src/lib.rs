@@ -62,6 +62,10 @@ pub struct Check {
     pub section: &'static str,
     /// Points it is worth when grading.
     pub points: u32,
+    /// Checks of the suite that must pass too for this one to earn its
+    /// points: a check that the untouched starter passes (its results are
+    /// right, only slow) is guarded by one that tells it from work.
+    pub requires: &'static [&'static str],
     /// The check itself.
     pub run: fn(&Ctx) -> Result<(), Failure>,
 }
@@ -82,8 +86,16 @@ impl Check {
             title,
             section,
             points,
+            requires: &[],
             run,
         }
+    }
+
+    /// The check, earning its points only when the checks `requires` pass
+    /// too ([`Check::requires`]).
+    pub const fn requiring(mut self, requires: &'static [&'static str]) -> Self {
+        self.requires = requires;
+        self
     }
 }
 

@@ -17,8 +17,14 @@
 /// )];
 /// assert_eq!(CHECKS[0].name, "rounds_requests_to_512");
 /// ```
+///
+/// A check that the untouched starter passes names, after its points, the
+/// checks that must pass too for it to earn them (`requires = [a, b]`).
 #[macro_export]
 macro_rules! check {
+    ($($path:ident)::+, $title:expr, $section:expr, $points:expr, requires = [$($req:ident),+ $(,)?] $(,)?) => {
+        $crate::check!($($path)::+, $title, $section, $points).requiring(&[$(stringify!($req)),+])
+    };
     ($($path:ident)::+, $title:expr, $section:expr, $points:expr $(,)?) => {
         $crate::Check::new(
             $crate::__last_segment!($($path)::+),

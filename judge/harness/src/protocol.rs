@@ -77,6 +77,9 @@ pub struct CheckInfo {
     pub section: String,
     /// Points.
     pub points: u32,
+    /// The checks that must pass too for this one to earn its points.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
 }
 
 /// How a check ended.

@@ -166,6 +166,7 @@ fn info(check: &Check) -> CheckInfo {
         title: check.title.into(),
         section: check.section.into(),
         points: check.points,
+        requires: check.requires.iter().map(|r| r.to_string()).collect(),
     }
 }
 

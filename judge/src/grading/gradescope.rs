@@ -154,6 +154,7 @@ fn check_test(
     let max_score = report.check_points(check);
     let mut output = result.details(check).unwrap_or_default();
     let printed = result.output();
+    let earned = report.earns(check);
     if !check.outcome.passed() && !printed.trim().is_empty() {
         output.push_str("\n\nwhat the code printed (during all the checks of this exercise):\n");
         output.push_str(&cut(&printed));
@@ -161,13 +162,9 @@ fn check_test(
     Test {
         name: format!("{id} {}: {}", check.info.name, check.info.title),
         number: format!("{id}.{number}"),
-        score: if check.outcome.passed() {
-            round(max_score)
-        } else {
-            0.0
-        },
+        score: if earned { round(max_score) } else { 0.0 },
         max_score: round(max_score),
-        status: if check.outcome.passed() {
+        status: if earned {
             TestStatus::Passed
         } else {
             TestStatus::Failed

@@ -164,7 +164,7 @@ fn exercise(result: &ExerciseResult) -> ExerciseJson<'_> {
             .map(|r| {
                 r.checks()
                     .iter()
-                    .map(|c| check(c, r.check_points(c), result.details(c)))
+                    .map(|c| check(c, r.check_points(c), r.earns(c), result.details(c)))
                     .collect()
             })
             .unwrap_or_default(),
@@ -174,18 +174,20 @@ fn exercise(result: &ExerciseResult) -> ExerciseJson<'_> {
     }
 }
 
-/// One check, worth `max_score` of the exercise's points, with its failure as text.
-fn check(check: &CheckReport, max_score: f64, details: Option<String>) -> CheckJson<'_> {
+/// One check, worth `max_score` of the exercise's points (earned or not),
+/// with its failure as text.
+fn check(
+    check: &CheckReport,
+    max_score: f64,
+    earned: bool,
+    details: Option<String>,
+) -> CheckJson<'_> {
     CheckJson {
         name: &check.info.name,
         title: &check.info.title,
         section: &check.info.section,
         weight: check.info.points,
-        score: if check.outcome.passed() {
-            round(max_score)
-        } else {
-            0.0
-        },
+        score: if earned { round(max_score) } else { 0.0 },
         max_score: round(max_score),
         outcome: &check.outcome,
         details,
@@ -202,6 +204,7 @@ mod tests {
     /// The keys `check` serializes to, in order, as written.
     fn keys(outcome: Outcome) -> String {
         let info = CheckInfo {
+            requires: Vec::new(),
             name: "n".into(),
             title: "t".into(),
             section: "s.md#a".into(),

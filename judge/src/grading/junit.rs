@@ -64,7 +64,8 @@ fn suite(submission: &str, result: &ExerciseResult) -> TestSuite {
     match result.checked() {
         Some(report) => {
             for check in report.checks() {
-                suite.add_test_case(case(result, check, report.check_points(check), &classname));
+                let points = (report.check_points(check), report.earns(check));
+                suite.add_test_case(case(result, check, points, &classname));
             }
             let output = result.output();
             if !output.trim().is_empty() {
@@ -104,8 +105,13 @@ fn run_properties(grading: &Grading, result: &ExerciseResult) -> Vec<Property> {
     properties
 }
 
-/// The test case of one check.
-fn case(result: &ExerciseResult, check: &CheckReport, max_score: f64, classname: &str) -> TestCase {
+/// The test case of one check, worth `max_score` points (`earned` or not).
+fn case(
+    result: &ExerciseResult,
+    check: &CheckReport,
+    (max_score, earned): (f64, bool),
+    classname: &str,
+) -> TestCase {
     let mut status = match &check.outcome {
         Outcome::Passed => TestCaseStatus::success(),
         Outcome::Failed { .. } | Outcome::Panicked { .. } => {
@@ -125,11 +131,10 @@ fn case(result: &ExerciseResult, check: &CheckReport, max_score: f64, classname:
         }
     }
     let mut case = TestCase::new(check.info.name.as_str(), status);
-    let score = if check.outcome.passed() {
-        max_score
-    } else {
-        0.0
-    };
+    let score = if earned { max_score } else { 0.0 };
+    if check.outcome.passed() && !earned {
+        case.set_system_out(result.details(check).unwrap_or_default());
+    }
     case.set_classname(classname)
         .set_time(Duration::from_secs_f64(check.seconds.max(0.0)))
         .add_property(Property::new("score", round(score).to_string()))

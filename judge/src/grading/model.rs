@@ -141,8 +141,15 @@ impl ExerciseResult {
             .unwrap_or_default()
     }
 
-    /// Everything about a check's failure, as plain text (`None` when it passed).
+    /// Everything about a check's failure, as plain text; for a check that
+    /// passed without earning its points, why; `None` when it earned them.
     pub(crate) fn details(&self, check: &CheckReport) -> Option<String> {
+        if let Some(report) = self.report()
+            && check.outcome.passed()
+        {
+            let waiting = report.waiting_for(check);
+            return (!waiting.is_empty()).then(|| unearned(&waiting));
+        }
         check_details(check).map(|text| self.relative(&text))
     }
 
@@ -229,6 +236,16 @@ pub(crate) fn check_summary(check: &CheckReport) -> Option<String> {
         Outcome::Crashed { how } => format!("the process died during this check: {how}"),
         Outcome::NotRun => "not run: the time limit had passed".into(),
     })
+}
+
+/// Why a check that passed earns no points: the checks it requires that
+/// did not pass.
+pub(crate) fn unearned(waiting: &[&str]) -> String {
+    let names: Vec<String> = waiting.iter().map(|n| format!("`{n}`")).collect();
+    format!(
+        "passed, but it earns its points only once {} passes too: the untouched starter passes this check already",
+        names.join(" and ")
+    )
 }
 
 /// Everything about a check's failure, as plain text: expected, got, where,

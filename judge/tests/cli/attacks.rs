@@ -72,11 +72,24 @@ fn attacker_crate(course: &Course) -> PathBuf {
 /// checks the four things every attack test checks (see the module).
 #[track_caller]
 fn grade(course: &Course, alone: bool) -> Graded {
+    let graded = grade_with(course, alone, &[]);
+    let attacker = graded.attacker();
+    assert_eq!(attacker["score"], 0.0, "{attacker:#}");
+    assert_ne!(attacker["status"], "passed", "{attacker:#}");
+    graded
+}
+
+/// Grades the class as [`grade`] does, with more arguments to `judge
+/// grade`, and checks all but the attacker's score: the course unchanged,
+/// the exit code, the honest student's full marks.
+#[track_caller]
+fn grade_with(course: &Course, alone: bool, more: &[&str]) -> Graded {
     let honest = course.class.join("b-honest/exercises").join(FOLDER);
     copy_marked(&course.root.join("solutions").join(FOLDER), &honest, &[]);
     let before = course.digest();
     let file = course.root.join("results.json");
-    let args = ["grade", "--class", arg(&course.class), "--out", arg(&file)];
+    let mut args = vec!["grade", "--class", arg(&course.class), "--out", arg(&file)];
+    args.extend(more);
     let out = course.judge_within(&args, LIMIT, alone);
     assert_eq!(out.code, 0, "{out:?}");
     let digest_without_results = |digest: Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
@@ -88,9 +101,6 @@ fn grade(course: &Course, alone: bool) -> Graded {
     );
     let results = read_json(&file);
     let graded = Graded { out, results, file };
-    let attacker = graded.attacker();
-    assert_eq!(attacker["score"], 0.0, "{attacker:#}");
-    assert_ne!(attacker["status"], "passed", "{attacker:#}");
     let honest = &graded.results["submissions"][1];
     assert_eq!(
         (honest["name"].as_str(), honest["score"].as_f64()),
@@ -121,6 +131,34 @@ fn said(graded: &Graded) -> String {
         attacker["message"].as_str().unwrap_or_default(),
         attacker["output"].as_str().unwrap_or_default()
     )
+}
+
+/// A forgery through memory unsafety in safe Rust (the soundness hole
+/// `cve-rs` packages): the attacker writes a passing harness's events on
+/// every descriptor it has, in each of three kinds. Decided in the judge's
+/// process, it earns nothing: the agent holds no results channel, and what
+/// it wrote on its link breaks the protocol. The defence removed (the
+/// verdicts decided in the student's process, `--in-process`), the same
+/// class gives the attacker full marks: the attack is real.
+#[test]
+fn a_forgery_through_memory_unsafety_earns_nothing_when_decided_outside_the_students_process() {
+    for attack in ["end-events", "second-suite", "quiet"] {
+        let course = class_with("forges-through-memory", &[("@ATTACK@", attack)]);
+        let graded = grade(&course, false);
+        let attacker = graded.attacker();
+        assert_eq!(
+            attacker["decided"], "outside_the_learners_process",
+            "{attack}"
+        );
+        assert_eq!(attacker["forged_lines"], 0, "{attack}: {attacker:#}");
+        let undefended = grade_with(&course, false, &["--in-process"]);
+        let attacker = undefended.attacker();
+        assert_eq!(attacker["decided"], "in_the_learners_process");
+        assert_eq!(
+            attacker["score"], 10.0,
+            "{attack}: in the student's process the forgery succeeds: {attacker:#}"
+        );
+    }
 }
 
 #[test]
