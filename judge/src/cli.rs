@@ -311,6 +311,11 @@ pub(crate) struct GradeArgs {
     /// grade again alike.
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
+    /// The wall time, in seconds, one submission's builds and checks may
+    /// take in all; once used, its exercises left are `over_budget` (default:
+    /// 4 times what the course's own solutions take, measured at the start).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) budget: Option<u64>,
     #[command(flatten)]
     pub(crate) options: RunOptions,
 }

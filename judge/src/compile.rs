@@ -304,12 +304,17 @@ pub(crate) fn manifest(course: &Course, spec: &Spec) -> Result<String> {
 }
 
 /// Builds the harness of `spec` in release mode in `sandbox`, showing a
-/// spinner on a terminal.
+/// spinner on a terminal, within `limit` of wall time (the sandbox's build
+/// time limit, or less: what is left of a submission's budget). Past it,
+/// cargo and everything it started (the compiler evaluating a constant that
+/// never ends, say) are killed, sandbox or not, and the build is a compile
+/// error that says so.
 pub(crate) fn build(
     course: &Course,
     spec: &Spec,
     sandbox: &Sandbox,
     show_progress: bool,
+    limit: Duration,
 ) -> Result<Built> {
     let manifest = generate(course, spec)?;
     if !spec.isolated {
@@ -325,7 +330,8 @@ pub(crate) fn build(
         ))
     });
     let started = std::time::Instant::now();
-    let mut child = cargo_build(course, spec, &manifest, sandbox)?;
+    let mut child = cargo_build(course, spec, &manifest, sandbox, limit)?;
+    let watchdog = Watchdog::start(&child, limit);
     let stderr = child.stderr.take().expect("piped");
     let errors = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
     let mut messages = Vec::new();
@@ -339,11 +345,11 @@ pub(crate) fn build(
         read_cargo_message(message, &spec.package_name, &mut messages, &mut binary);
     }
     let status = child.wait().context("cargo did not finish")?;
+    drop(watchdog);
     let mut stderr = errors.join().unwrap_or_default();
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
-    let limit = sandbox.config().build_timeout;
     if !status.success() && started.elapsed() >= limit {
         stderr = format!(
             "the build ran past its {} s limit and was stopped\n{stderr}",
@@ -364,13 +370,43 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
-/// Starts `cargo build` of the harness at `manifest` in the sandbox.
+/// Kills a build's process group once its time limit has passed, unless
+/// it is dropped first (the build ended).
+struct Watchdog {
+    done: Option<std::sync::mpsc::Sender<()>>,
+}
+
+impl Watchdog {
+    fn start(child: &std::process::Child, limit: Duration) -> Self {
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let group = rustix::process::Pid::from_child(child);
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
+        });
+        Self { done: Some(done) }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        if let Some(done) = self.done.take() {
+            let _ = done.send(());
+        }
+    }
+}
+
+/// Starts `cargo build` of the harness at `manifest` in the sandbox, in a
+/// process group of its own, with `limit` as the sandbox's deadline.
 fn cargo_build(
     course: &Course,
     spec: &Spec,
     manifest: &Path,
     sandbox: &Sandbox,
+    limit: Duration,
 ) -> Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
     let mut command = cargo();
     command
         .args(["build", "--release", "--offline"])
@@ -394,11 +430,12 @@ fn cargo_build(
         read: build_reads(course, spec),
         write: writes.to_vec(),
         home: spec.home.clone(),
-        deadline: Some(sandbox.config().build_timeout),
+        deadline: Some(limit),
         as_user: spec.isolated,
     };
     sandbox
         .command(&command, &grant)
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

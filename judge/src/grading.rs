@@ -23,6 +23,7 @@
 //! What happens is reported through [`GradeEvent`]s to a function the
 //! caller gives; `judge grade` prints them.
 
+pub(crate) mod budget;
 mod gradescope;
 mod json;
 mod junit;
@@ -46,7 +47,7 @@ use clap::ValueEnum;
 use model::{SubmissionResult, Verdict};
 use output::Sink;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How `grade` writes its results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -90,6 +91,19 @@ pub(crate) struct Plan<'a> {
     pub(crate) prebuilt: Option<&'a Index>,
     /// A folder that keeps the exact sources graded (`--keep`).
     pub(crate) keep: Option<&'a Path>,
+    /// The wall time one submission's builds and checks may take in all
+    /// ([`budget`]).
+    pub(crate) budget: Budget,
+}
+
+/// How a submission's budget is set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Budget {
+    /// Given by the instructor.
+    Given(Duration),
+    /// [`budget::MULTIPLE`] times what the course's solutions take, measured
+    /// at the start of the run.
+    Measured,
 }
 
 /// What grading reports as it goes.
@@ -101,6 +115,14 @@ pub(crate) enum GradeEvent<'a> {
         count: usize,
         /// The shard of the class, if any.
         shard: Option<Shard>,
+    },
+    /// The budget of every submission, and what the course's solutions
+    /// took when it was measured from them.
+    Budget {
+        /// The budget.
+        budget: Duration,
+        /// What the solutions took, when measured.
+        reference: Option<Duration>,
     },
     /// A submission folder has no `exercises/` folder.
     NoExercises(&'a Submission),
@@ -141,12 +163,36 @@ pub(crate) fn grade(
         shard,
     });
     plan.sink.save_all(&grading)?;
+    let budget = match plan.budget {
+        Budget::Given(budget) => {
+            events(GradeEvent::Budget {
+                budget,
+                reference: None,
+            });
+            budget
+        }
+        Budget::Measured => {
+            let measured = budget::measure(course, plan, cache.as_ref())?;
+            events(GradeEvent::Budget {
+                budget: measured.budget,
+                reference: Some(measured.reference),
+            });
+            measured.budget
+        }
+    };
+    plan.sink.save_all(&grading)?;
     for current in 0..grading.submissions.len() {
         let submission = &grading.submissions[current].submission;
         if !submission.dir.join("exercises").is_dir() {
             events(GradeEvent::NoExercises(submission));
         }
-        grade_submission(course, &mut grading, current, plan, cache.as_ref())?;
+        grade_submission(
+            course,
+            &mut grading,
+            current,
+            (plan, budget),
+            cache.as_ref(),
+        )?;
         seal.check(course, &grading.submissions[current].submission.name)?;
         events(GradeEvent::Graded(&grading.submissions[current]));
     }
@@ -156,19 +202,37 @@ pub(crate) fn grade(
     Ok(grading)
 }
 
-/// Grades every exercise of submission `current`, saving after each.
+/// Grades every exercise of submission `current`, saving after each,
+/// within its budget: once the budget is used, the exercises left are over
+/// budget, and each build and run is cut to what is left of it.
 fn grade_submission(
     course: &Course,
     grading: &mut Grading,
     current: usize,
-    plan: &Plan<'_>,
+    (plan, budget): (&Plan<'_>, Duration),
     cache: Option<&Cache>,
 ) -> Result<()> {
     let submission = grading.submissions[current].submission.clone();
+    grading.submissions[current].budget_s = Some(budget.as_secs_f64());
+    let mut used = Duration::ZERO;
     for n in 0..grading.submissions[current].exercises.len() {
         let exercise = grading.submissions[current].exercises[n].exercise.clone();
         let started = Instant::now();
-        let (verdict, files) = judge_exercise(course, &submission, &exercise, plan, cache)?;
+        let left = budget.saturating_sub(used);
+        let (verdict, files) = match left.is_zero() {
+            true => {
+                let over = Verdict::OverBudget {
+                    budget_s: budget.as_secs_f64(),
+                    used_s: used.as_secs_f64(),
+                };
+                (over, Vec::new())
+            }
+            false => {
+                let deadline = Some(started + left);
+                judge_exercise(course, &submission, &exercise, plan, cache, deadline)?
+            }
+        };
+        used += started.elapsed();
         let result = &mut grading.submissions[current].exercises[n];
         (result.verdict, result.files) = (verdict, files);
         result.seconds = started.elapsed().as_secs_f64();
@@ -178,14 +242,15 @@ fn grade_submission(
     plan.sink.save(grading, current)
 }
 
-/// Builds (or finds prebuilt) and runs one exercise of a submission; its
-/// verdict, and the files graded.
+/// Builds (or finds prebuilt) and runs one exercise of a submission, both
+/// over by `deadline`; its verdict, and the files graded.
 fn judge_exercise(
     course: &Course,
     submission: &Submission,
     exercise: &Exercise,
     plan: &Plan<'_>,
     cache: Option<&Cache>,
+    deadline: Option<Instant>,
 ) -> Result<(Verdict, Vec<GradedFile>)> {
     let not_compiled = |log: String| {
         Verdict::Judged(Box::new(ExerciseReport::new(
@@ -223,6 +288,7 @@ fn judge_exercise(
     let options = Options {
         prebuilt: prebuilt_dir,
         checkers: plan.prebuilt.map(|index| index.dir().to_path_buf()),
+        deadline,
         ..plan.options.clone()
     };
     let report = judge_spec(course, exercise, &spec, &options)?;

@@ -10,7 +10,10 @@
 //! exercise folder, `src/`, or beneath it), a device, a fifo or a socket, a
 //! `.rs` file that is not UTF-8 or too large, or too many files, is refused
 //! with a message that names it: the exercise gets a verdict, and grading
-//! goes on. Every file taken is recorded with its SHA-256, for audits.
+//! goes on. So is anything of the submission's that cannot be read or
+//! copied (a folder it may not read, a path too long for the judge's
+//! scratch folder): no file of one submission stops the class. Every file
+//! taken is recorded with its SHA-256, for audits.
 
 use crate::files::{sha256_hex, write_if_changed};
 use crate::scratch::anchor_paths;
@@ -79,8 +82,17 @@ pub(crate) fn take(
     let mut files = vec![graded("Cargo.toml", safe.as_bytes())];
     for (relative, bytes) in &sources {
         let target = to.join(relative);
-        fs_err::create_dir_all(target.parent().expect("a file under the crate"))?;
-        write_if_changed(&target, bytes)?;
+        let copied = fs_err::create_dir_all(target.parent().expect("a file under the crate"))
+            .map_err(anyhow::Error::from)
+            .and_then(|()| write_if_changed(&target, bytes));
+        if let Err(e) = copied {
+            let shown = source.folder.join(relative);
+            return Ok(Intake::Refused(format!(
+                "`{}` cannot be copied into the judge's scratch folder ({}); shorten its path",
+                shown.display(),
+                e.root_cause()
+            )));
+        }
         files.push(graded(&relative.to_string_lossy(), bytes));
     }
     Ok(Intake::Taken(files))
@@ -113,7 +125,19 @@ fn read_sources(source: &Source<'_>) -> Result<Result<Sources, String>> {
         .follow_links(false)
         .max_depth(DEPTH_LIMIT)
     {
-        let entry = entry.with_context(|| format!("cannot read `{}`", src.display()))?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                let shown = e.path().and_then(|p| p.strip_prefix(&crate_dir).ok());
+                let shown = source.folder.join(shown.unwrap_or(Path::new("src")));
+                return Ok(Err(format!(
+                    "`{}` cannot be read ({}); the judge grades the `.rs` files it can read under `src/`",
+                    shown.display(),
+                    e.io_error()
+                        .map_or_else(|| e.to_string(), ToString::to_string)
+                )));
+            }
+        };
         let relative = entry
             .path()
             .strip_prefix(&crate_dir)
@@ -168,7 +192,15 @@ fn take_entry(entry: &walkdir::DirEntry, shown: &Path) -> Result<Taken> {
             shown.display()
         )));
     }
-    let bytes = fs_err::read(entry.path())?;
+    let bytes = match std::fs::read(entry.path()) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return Ok(Taken::Refused(format!(
+                "`{}` cannot be read ({e})",
+                shown.display()
+            )));
+        }
+    };
     if std::str::from_utf8(&bytes).is_err() || shown.to_str().is_none() {
         return Ok(Taken::Refused(format!(
             "`{}` is not UTF-8 text; save it as UTF-8",

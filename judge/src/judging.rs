@@ -13,7 +13,7 @@ use crate::role::Role;
 use crate::sandbox::Sandbox;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How to judge a crate.
 #[derive(Clone, Debug, Default)]
@@ -41,9 +41,20 @@ pub(crate) struct Options {
     /// Decide in the learner's process even where the judge could decide
     /// outside it (`--in-process`: to compare the two, or to audit).
     pub(crate) in_process: bool,
+    /// When the builds and the checks must be over (what is left of a
+    /// submission's budget): each build and run is cut to it.
+    pub(crate) deadline: Option<Instant>,
 }
 
 impl Options {
+    /// What is left until the deadline, at most `limit`.
+    pub(crate) fn within(&self, limit: Duration) -> Duration {
+        match self.deadline {
+            Some(deadline) => limit.min(deadline.saturating_duration_since(Instant::now())),
+            None => limit,
+        }
+    }
+
     /// Where the verdicts are decided: outside the learner's process on
     /// the virtual GPU, whose clock is the checker's (so a call's trip to
     /// the checker costs the learner nothing); in it on the CUDA backend,
@@ -95,7 +106,10 @@ fn binaries(
     let get = |spec: &Spec, prebuilt: Option<&Path>| -> Result<Built> {
         match prebuilt {
             Some(dir) => Ok(Built::Binary(prebuilt::binary(dir, &spec.name)?)),
-            None => build(course, spec, &options.sandbox, options.progress),
+            None => {
+                let limit = options.within(options.sandbox.config().build_timeout);
+                build(course, spec, &options.sandbox, options.progress, limit)
+            }
         }
     };
     if decided == Decided::InTheLearnersProcess {
@@ -146,7 +160,7 @@ pub(crate) fn judge_spec(
         binary,
         agent,
         backend: options.backend,
-        timeout: Duration::from_secs(exercise.timeout_s),
+        timeout: options.within(Duration::from_secs(exercise.timeout_s)),
         artifacts: options.artifacts.clone(),
         suite: spec.checks.parent().unwrap_or(&spec.checks).to_path_buf(),
         seal_snapshots: options.seal_snapshots,

@@ -446,7 +446,8 @@ impl Builder<'_, '_> {
         let target = self.out.join(&relative);
         // A binary still running elsewhere keeps its old copy; a stale one must go.
         let _ = std::fs::remove_file(&target);
-        match compile::build(self.course, spec, self.sandbox, self.progress)? {
+        let limit = self.sandbox.config().build_timeout;
+        match compile::build(self.course, spec, self.sandbox, self.progress, limit)? {
             Built::Binary(binary) => {
                 let folder = target.parent().expect("a file under the output folder");
                 fs_err::create_dir_all(folder)?;

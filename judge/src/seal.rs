@@ -34,6 +34,17 @@ impl Seal {
         Ok(Self { files })
     }
 
+    /// One SHA-256 of every sealed file and its digest: the same for two
+    /// copies of a course wherever they are.
+    pub(crate) fn digest(&self) -> String {
+        let lines: Vec<String> = self
+            .files
+            .iter()
+            .map(|(path, digest)| format!("{} {digest}", path.display()))
+            .collect();
+        sha256_hex(lines.join("\n").as_bytes())
+    }
+
     /// Fails, naming what changed, unless `course` is as it was sealed.
     pub(crate) fn check(&self, course: &Course, after: &str) -> Result<()> {
         let now = Self::of(course)?;

@@ -19,7 +19,6 @@ pub(crate) use shard::Shard;
 use crate::cache::{self, Cache};
 use crate::compile::{Kind, Spec};
 use crate::course::Course;
-use crate::files::paths_hash;
 use crate::intake::{self, GradedFile, Intake, Source};
 use crate::manifest::Exercise;
 use crate::role::Role;
@@ -56,10 +55,18 @@ pub(crate) struct Submission {
 impl Submission {
     /// Where the judge copies this submission's crates: one folder per
     /// course and submission path, stable across runs (so that builds are
-    /// incremental).
+    /// incremental), named by the judge (a hash of the two paths), never
+    /// after the student: whatever the submission folder is called, its
+    /// scratch folder's name fits the file system.
     pub(crate) fn scratch_dir(&self, course: &Course) -> Result<PathBuf> {
-        let hash = paths_hash(&[&course.root, &self.dir]);
-        Ok(scratch::folder(course, "grade")?.join(format!("{}-{hash:08x}", self.name)))
+        let paths = [course.root.as_os_str(), self.dir.as_os_str()];
+        let bytes: Vec<u8> = paths
+            .iter()
+            .flat_map(|p| p.as_encoded_bytes().iter().chain(b"\0"))
+            .copied()
+            .collect();
+        let hash = &crate::files::sha256_hex(&bytes)[..16];
+        Ok(scratch::folder(course, "grade")?.join(hash))
     }
 }
 
@@ -106,6 +113,7 @@ pub(crate) fn prepare(
         return Ok(Prepared::NotStarted);
     }
     let scratch = submission.scratch_dir(course)?;
+    label(&scratch, submission)?;
     let krate = scratch.join(&folder);
     let source = Source {
         submission: &submission.dir,
@@ -122,6 +130,18 @@ pub(crate) fn prepare(
         cache::seed(cache, &spec.target, sandbox)?;
     }
     Ok(Prepared::Ready(Box::new(spec), files))
+}
+
+/// Writes whose scratch folder `scratch` is into its `SUBMISSION` file (the
+/// folder's name is a hash): the submission's folder, for a person.
+fn label(scratch: &Path, submission: &Submission) -> Result<()> {
+    let file = scratch.join("SUBMISSION");
+    let text = format!("{}\n", submission.dir.display());
+    if std::fs::read_to_string(&file).is_ok_and(|t| t == text) {
+        return Ok(());
+    }
+    fs_err::create_dir_all(scratch)?;
+    Ok(fs_err::write(file, text)?)
 }
 
 /// One submission folder.

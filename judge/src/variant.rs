@@ -249,6 +249,7 @@ mod tests {
             chapter: "c".into(),
             max_points: 1,
             backend: "virtual".into(),
+            decided: crate::report::Decided::default(),
             stage: Stage::Checked {
                 checks: vec![check],
             },

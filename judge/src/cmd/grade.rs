@@ -7,7 +7,7 @@ use crate::cli::GradeArgs;
 use crate::course::Course;
 use crate::exit;
 use crate::grading::output::Sink;
-use crate::grading::{self, GradeEvent, Plan, summary};
+use crate::grading::{self, Budget, GradeEvent, Plan, summary};
 use crate::judging::Options;
 use crate::prebuilt::Index;
 use crate::sandbox::Sandbox;
@@ -43,12 +43,17 @@ pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
         seed: Some(seed),
         checkers: None,
         in_process: args.options.in_process,
+        deadline: None,
     };
     let plan = Plan {
         sink: &sink,
         options: &options,
         prebuilt: prebuilt.as_ref(),
         keep: args.keep.as_deref(),
+        budget: match args.budget {
+            Some(seconds) => Budget::Given(std::time::Duration::from_secs(seconds)),
+            None => Budget::Measured,
+        },
     };
     let mut stdout = anstream::stdout();
     let mut shown = 0;
@@ -86,6 +91,19 @@ fn show(
             let seed = options.seed.unwrap_or_default();
             eprintln!("seed: {seed} (chosen now; `--seed {seed}` grades with it again)");
         }
+        GradeEvent::Budget { budget, reference } => match reference {
+            Some(reference) => eprintln!(
+                "budget: {} s per submission for building and checking all its exercises (the course's solutions took {:.0} s: {} times that, never under {} s; `--budget SECONDS` sets it)",
+                budget.as_secs(),
+                reference.as_secs_f64(),
+                grading::budget::MULTIPLE,
+                grading::budget::FLOOR.as_secs()
+            ),
+            None => eprintln!(
+                "budget: {} s per submission for building and checking all its exercises",
+                budget.as_secs()
+            ),
+        },
         GradeEvent::NoExercises(submission) => eprintln!(
             "note: `{}` has no `exercises/` folder, so nothing in it is started (a class folder goes with `--class`)",
             submission.dir.display()

@@ -29,6 +29,7 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         seed: None,
         checkers: None,
         in_process: args.options.in_process,
+        deadline: None,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;
     render(&report, &mut anstream::stdout())?;

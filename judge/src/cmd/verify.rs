@@ -36,6 +36,7 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
         seed: None,
         checkers: None,
         in_process: args.options.in_process,
+        deadline: None,
     };
     let wanted = |e: &&Exercise| chosen.is_empty() || chosen.contains(&e.id);
     if layout.iter().all(|f| f.ok) {

@@ -105,6 +105,7 @@ mod tests {
     fn spec(suite: &Path, scratch: &Path, seal: bool) -> RunSpec {
         RunSpec {
             binary: PathBuf::new(),
+            agent: None,
             backend: gpu::Backend::Virtual,
             timeout: Duration::from_secs(1),
             artifacts: None,

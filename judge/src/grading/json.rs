@@ -21,9 +21,10 @@
 //!     "path": "/abs/class/ada",
 //!     "complete": true,             every exercise graded
 //!     "score": 12.5, "max_score": 30, "duration_s": 8.1,
+//!     "budget_s": 180.0,            the wall time its builds and checks could take in all
 //!     "exercises": [{
 //!       "id": 101, "slug": "...", "title": "...", "chapter": "...",
-//!       "status": "pending | not_started | compile_error | harness_failure | passed | failed",
+//!       "status": "pending | not_started | compile_error | harness_failure | passed | failed | over_budget",
 //!       "score": 2.5, "max_score": 10,
 //!       "backend": "cuda | virtual" (empty when nothing ran),
 //!       "decided": "outside_the_learners_process | ..." | null (null when nothing ran),
@@ -77,6 +78,7 @@ struct SubmissionJson<'a> {
     score: f64,
     max_score: u32,
     duration_s: f64,
+    budget_s: Option<f64>,
     exercises: Vec<ExerciseJson<'a>>,
 }
 
@@ -141,6 +143,7 @@ fn submission(result: &SubmissionResult) -> SubmissionJson<'_> {
         score: round(result.score()),
         max_score: result.max_score(),
         duration_s: round(result.seconds()),
+        budget_s: result.budget_s.map(round),
         exercises: result.exercises.iter().map(exercise).collect(),
     }
 }
@@ -215,7 +218,7 @@ mod tests {
             outcome,
             seconds: 0.5,
         };
-        let text = serde_json::to_string(&check(&report, 5.0, Some("why".into()))).unwrap();
+        let text = serde_json::to_string(&check(&report, 5.0, false, Some("why".into()))).unwrap();
         let value: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(&text).unwrap();
         assert_eq!(

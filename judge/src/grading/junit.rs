@@ -13,8 +13,8 @@
 //! carries a one-line `message`, a `type` (the check's status) and the
 //! details (expected, got, where) as text. An exercise whose checks did not
 //! run has one test case instead: `compile` (an `<error>` with the
-//! compiler's messages), `harness` (an `<error>`), `not_started` (a
-//! `<failure>`) or `pending` (a `<skipped>`). What the student's code
+//! compiler's messages), `harness` (an `<error>`), `not_started` or
+//! `over_budget` (a `<failure>`) or `pending` (a `<skipped>`). What the student's code
 //! printed is the suite's `<system-out>`.
 
 use crate::grading::Grading;
@@ -156,6 +156,10 @@ fn unchecked(result: &ExerciseResult, classname: &str) -> TestCase {
         ),
         Status::NotStarted => (
             "not_started",
+            TestCaseStatus::non_success(NonSuccessKind::Failure),
+        ),
+        Status::OverBudget => (
+            "over_budget",
             TestCaseStatus::non_success(NonSuccessKind::Failure),
         ),
         _ => ("pending", TestCaseStatus::skipped()),

@@ -26,6 +26,8 @@ pub(crate) enum Status {
     Passed,
     /// Some check did not pass.
     Failed,
+    /// Not graded: the submission had used its budget on the exercises before.
+    OverBudget,
 }
 
 impl Status {
@@ -52,6 +54,13 @@ pub(crate) enum Verdict {
     NotStarted,
     /// Built and run (or not compiled): the judge's report.
     Judged(Box<ExerciseReport>),
+    /// Not graded: the submission's builds and checks had used its budget.
+    OverBudget {
+        /// The budget, in seconds.
+        budget_s: f64,
+        /// What the exercises before used of it.
+        used_s: f64,
+    },
 }
 
 /// One exercise of one submission.
@@ -77,6 +86,8 @@ pub(crate) struct SubmissionResult {
     pub(crate) exercises: Vec<ExerciseResult>,
     /// Whether every exercise has been graded.
     pub(crate) complete: bool,
+    /// The wall time its builds and checks could take in all, in seconds.
+    pub(crate) budget_s: Option<f64>,
 }
 
 impl SubmissionResult {
@@ -95,6 +106,7 @@ impl SubmissionResult {
             submission,
             exercises,
             complete: false,
+            budget_s: None,
         }
     }
 
@@ -163,6 +175,7 @@ impl ExerciseResult {
         match &self.verdict {
             Verdict::Pending => Status::Pending,
             Verdict::NotStarted => Status::NotStarted,
+            Verdict::OverBudget { .. } => Status::OverBudget,
             Verdict::Judged(report) => match &report.stage {
                 Stage::CompileError { .. } => Status::CompileError,
                 Stage::HarnessFailure { .. } => Status::HarnessFailure,
@@ -181,6 +194,9 @@ impl ExerciseResult {
                 Some("not graded: the grading run stopped before this exercise".into())
             }
             Verdict::NotStarted => Some(format!("not started: the submission has no `{folder}`")),
+            Verdict::OverBudget { budget_s, used_s } => Some(format!(
+                "not graded: the exercises before this one used {used_s:.0} s of the submission's budget of {budget_s:.0} s for building and checking all its exercises (`judge grade --budget` sets it)"
+            )),
             Verdict::Judged(report) => match &report.stage {
                 Stage::CompileError { log } => Some(format!(
                     "`{folder}` does not compile:\n{}",

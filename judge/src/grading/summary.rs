@@ -26,7 +26,11 @@ pub(crate) fn render(result: &SubmissionResult, out: &mut dyn Write) -> io::Resu
         points(result.score()),
         result.max_score(),
     );
-    writeln!(out, "{HEAD}{name}: {score} of {max} points{HEAD:#}")?;
+    writeln!(
+        out,
+        "{HEAD}{name}: {score} of {max} points{HEAD:#}{}",
+        used(result)
+    )?;
     for (head, status, passed) in lines(result) {
         let style = if passed { PASS } else { FAIL };
         writeln!(out, "{head}  {style}{status}{style:#}")?;
@@ -41,11 +45,19 @@ pub(crate) fn text(result: &SubmissionResult) -> String {
         points(result.score()),
         result.max_score(),
     );
-    let mut text = format!("{name}: {score} of {max} points\n");
+    let mut text = format!("{name}: {score} of {max} points{}\n", used(result));
     for (head, status, _) in lines(result) {
         text.push_str(&format!("{head}  {status}\n"));
     }
     text
+}
+
+/// What the submission's builds and checks took, and of what budget.
+fn used(result: &SubmissionResult) -> String {
+    match result.budget_s {
+        Some(budget) => format!(" ({:.0} s of a {budget:.0} s budget)", result.seconds()),
+        None => format!(" ({:.0} s)", result.seconds()),
+    }
 }
 
 /// A line per exercise (its folder and points, aligned), what happened, and whether it passed.

@@ -73,7 +73,10 @@ fn outer(mut launch: Launch) -> Result<u8> {
     applied.root = nix::unistd::geteuid().is_root();
     applied.subreaper = nix::sys::prctl::set_child_subreaper(true).is_ok();
     let policy = &launch.policy;
-    let pid = policy.pid_namespace && !policy.omits("pid");
+    // A `/proc` of its own needs the right to mount one: as root only.
+    let pid = policy.pid_namespace
+        && !policy.omits("pid")
+        && (!policy.fresh_proc || applied.root && !policy.omits("proc"));
     let entered = match policy.namespaces {
         true => namespaces::enter(applied.root, pid, !policy.omits("net")),
         false => namespaces::Entered::default(),
@@ -95,6 +98,9 @@ fn outer(mut launch: Launch) -> Result<u8> {
 }
 
 fn init(launch: &Launch) -> Result<u8> {
+    if launch.policy.fresh_proc {
+        mounts::fresh_proc().context("cannot mount a /proc of the pid namespace's own")?;
+    }
     let status = relaunch(launch, Stage::Inner)
         .status()
         .context("cannot start the sandbox")?;

@@ -22,6 +22,17 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+/// Gives this process (the first of a new pid namespace) a mount namespace
+/// of its own whose `/proc` shows that pid namespace: the CUDA driver
+/// starts there, where it fails with the machine's `/proc`.
+pub(crate) fn fresh_proc() -> nix::Result<()> {
+    unshare(CloneFlags::CLONE_NEWNS)?;
+    let none: Option<&str> = None;
+    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)?;
+    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+    mount(Some("proc"), "/proc", Some("proc"), flags, none)
+}
+
 /// Makes every existing path of `paths` reachable by `user`, in a new mount
 /// namespace when any is not; returns whether one was needed.
 pub(crate) fn reach(paths: &[PathBuf], user: User) -> nix::Result<bool> {

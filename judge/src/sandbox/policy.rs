@@ -26,17 +26,22 @@ pub(crate) struct Policy {
     pub(crate) user: Option<User>,
     /// Whether to try new pid and network namespaces.
     pub(crate) namespaces: bool,
-    /// Whether the pid namespace is among them. Not for a run on a machine
-    /// with NVIDIA GPUs: the CUDA driver fails to start in a pid namespace
-    /// whose `/proc` is the machine's (`cuInit` returns
-    /// `CUDA_ERROR_OPERATING_SYSTEM`; found on the H200, driver 580,
-    /// 2026-12-01), so there the launcher, the subreaper of everything the
-    /// harness starts, kills what is left instead.
+    /// Whether the pid namespace is among them.
     #[serde(default)]
     pub(crate) pid_namespace: bool,
+    /// Whether the pid namespace gets a `/proc` of its own, mounted by its
+    /// first process: for a run on a machine with NVIDIA GPUs, whose CUDA
+    /// driver fails to start in a pid namespace whose `/proc` is the
+    /// machine's (`cuInit` returns `CUDA_ERROR_OPERATING_SYSTEM`; found on
+    /// the H200, driver 580, 2026-12-01). Where it cannot be mounted (no
+    /// right to mount), the launcher goes without the pid namespace, and
+    /// its subreaper kills what is left instead.
+    #[serde(default)]
+    pub(crate) fresh_proc: bool,
     /// Milliseconds after which the launcher kills everything it started.
     pub(crate) deadline_ms: Option<u64>,
-    /// Layers left out for a diagnosis (`pid`, `net`, `limits`, `user`,
+    /// Layers left out for a diagnosis (`pid`, `proc` (a CUDA run's own
+    /// `/proc`, and with it its pid namespace), `net`, `limits`, `user`,
     /// `mounts`, `landlock`, `seccomp`, and `harness`: the harness's own
     /// landlock layer), from the judge's
     /// `JUDGE_SANDBOX_OMIT` (names separated by commas): for finding which
@@ -126,7 +131,8 @@ impl Grant {
             limits,
             user: user.filter(|_| self.as_user),
             namespaces: true,
-            pid_namespace: !cuda_run,
+            pid_namespace: true,
+            fresh_proc: cuda_run,
             deadline_ms: self.deadline.map(|d| d.as_millis() as u64),
             omit: omitted_layers(),
         }
@@ -219,14 +225,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cuda_run_goes_without_the_pid_namespace_and_a_build_keeps_it() {
+    fn a_cuda_run_gets_a_proc_of_its_own_and_a_build_or_an_agent_does_not() {
         let nvidia = [
             PathBuf::from("/dev/nvidiactl"),
             PathBuf::from("/dev/nvidia0"),
         ];
         assert!(is_cuda_run(Kind::Run, &nvidia));
         assert!(!is_cuda_run(Kind::Build, &nvidia));
+        assert!(!is_cuda_run(Kind::Agent, &nvidia));
         assert!(!is_cuda_run(Kind::Run, &[PathBuf::from("/dev/null")]));
+        let grant = |kind| Grant {
+            kind,
+            read: Vec::new(),
+            write: Vec::new(),
+            home: PathBuf::from("/tmp/h"),
+            deadline: None,
+            as_user: true,
+        };
+        let agent = grant(Kind::Agent).policy(Limits::default(), None);
+        assert!(agent.pid_namespace && !agent.fresh_proc);
+        assert!(
+            !agent
+                .devices
+                .iter()
+                .any(|d| d.to_string_lossy().contains("nvidia")),
+            "an agent gets no GPU device: {:?}",
+            agent.devices
+        );
     }
 
     #[test]

@@ -387,3 +387,82 @@ fn the_shared_build_cache_stays_the_judges() {
         cache.display()
     );
 }
+
+/// A constant that the compiler evaluates forever: the build is stopped at
+/// its limit, sandbox or not (`--build-timeout`), and is the attacker's
+/// compile error; the honest student is graded after it.
+#[test]
+fn a_constant_evaluated_forever_at_compile_time_is_stopped_at_the_build_limit() {
+    let course = class_with("const-eval-never-ends", &[]);
+    let started = std::time::Instant::now();
+    let graded = grade_with(&course, false, &["--build-timeout", "20"]);
+    assert_verdict(
+        &graded,
+        "compile_error",
+        "the build ran past its 20 s limit",
+    );
+    assert_eq!(graded.attacker()["score"], 0.0);
+    assert!(
+        started.elapsed() < Duration::from_secs(150),
+        "the attacker's build held the class for {:?}",
+        started.elapsed()
+    );
+}
+
+/// A submission that sleeps in every call of every exercise, each exercise
+/// within its time limit: with a budget for the whole submission, it costs
+/// the class run its budget, its first exercise is cut at the budget and
+/// the next is `over_budget`. The defence removed (a budget larger than
+/// every limit together), the same submission takes both exercises' time.
+#[test]
+fn a_submission_that_sleeps_in_every_exercise_costs_its_budget_not_every_limit() {
+    let course = Course::fixture_with(&[901, 902]);
+    let marks = [("@SLEEP@", "4")];
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/attacks/sleeps-in-every-exercise");
+    for folder in ["901-passes", FOLDER] {
+        copy_marked(
+            &from,
+            &course.class.join("a-attacker/exercises").join(folder),
+            &marks,
+        );
+        let honest = course.class.join("b-honest/exercises").join(folder);
+        copy_marked(&course.root.join("solutions").join(folder), &honest, &[]);
+    }
+    let file = course.root.join("results.json");
+    let run = |budget: &str| {
+        let args = [
+            "grade",
+            "--class",
+            arg(&course.class),
+            "--out",
+            arg(&file),
+            "--budget",
+            budget,
+        ];
+        let out = course.judge_within(&args, LIMIT, false);
+        assert_eq!(out.code, 0, "{out:?}");
+        read_json(&file)
+    };
+    let budgeted = run("8");
+    let attacker = &budgeted["submissions"][0];
+    let took = attacker["duration_s"].as_f64().unwrap();
+    assert!(
+        took < 8.0 + 4.0,
+        "the attacker took {took} s of an 8 s budget: {attacker:#}"
+    );
+    assert_eq!(
+        attacker["exercises"][1]["status"], "over_budget",
+        "{attacker:#}"
+    );
+    assert_eq!(attacker["score"], 0.0);
+    let honest = &budgeted["submissions"][1];
+    assert_eq!(honest["score"], 20.0, "{honest:#}");
+    assert_eq!(honest["budget_s"], 8.0);
+    let unbudgeted = run("1000");
+    let took = unbudgeted["submissions"][0]["duration_s"].as_f64().unwrap();
+    assert!(
+        took > 2.0 * 3.0 * 4.0,
+        "without a budget, every call sleeps: {took} s"
+    );
+}

@@ -189,6 +189,8 @@ fn a_harness_missing_from_the_index_is_a_clear_error() {
         arg(&bin),
         "--out",
         arg(&results),
+        "--budget",
+        "600",
     ];
     let out = course.judge(&args);
     assert_eq!(out.code, 3);

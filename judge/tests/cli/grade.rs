@@ -37,7 +37,7 @@ fn every_format_has_its_documented_field_names() {
     insta::assert_snapshot!(course.redact(&out.stdout));
     let stderr = course.redact(&out.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 5, "{stderr}");
+    assert_eq!(lines.len(), 6, "{stderr}");
     assert_eq!(lines[0], "grading 1 submission");
     assert!(lines[1].starts_with("sandbox: files, "), "{stderr}");
     assert_eq!(
@@ -45,7 +45,11 @@ fn every_format_has_its_documented_field_names() {
         "verdicts: decided in the judge's process, the learner's code in another"
     );
     assert!(lines[3].starts_with("seed: "), "{stderr}");
-    assert_eq!(lines[4], "wrote `[COURSE]/ada.json`");
+    assert!(
+        lines[4].starts_with("budget: 120 s per submission"),
+        "{stderr}"
+    );
+    assert_eq!(lines[5], "wrote `[COURSE]/ada.json`");
     let results = read_json(&json);
     json_shape(&results);
     assert_eq!(
@@ -159,6 +163,8 @@ fn a_run_stopped_by_a_judge_failure_keeps_what_it_finished() {
     let crates = ["901-passes", "902-wrong-answer"].map(|c| (c, c));
     let ada = course.submit("ada", &crates);
     let results = course.root.join("ada.xml");
+    // A budget given: no measurement of the solutions, which would meet
+    // the missing suite before any student's exercise.
     let args = [
         "grade",
         "--submission",
@@ -167,6 +173,8 @@ fn a_run_stopped_by_a_judge_failure_keeps_what_it_finished() {
         "junit",
         "--out",
         arg(&results),
+        "--budget",
+        "600",
     ];
     let out = course.judge(&args);
     assert_eq!(out.code, 3, "{out:?}");
@@ -503,4 +511,46 @@ fn keep_keeps_the_exact_sources_graded_with_the_hashes_the_results_record() {
         paths.push(path);
     }
     assert_eq!(paths, ["Cargo.toml", "src/lib.rs"]);
+}
+
+/// Submission folders named with anything a file system holds (a name of
+/// 250 bytes, quotes, a backslash, a newline, emoji) are graded as the
+/// names they are: the names are data (the judge names the scratch
+/// folders), so none breaks a build or stops the class.
+#[test]
+fn folders_of_any_name_are_graded_and_none_stops_the_class() {
+    let course = Course::fixture_with(&[902]);
+    let long = "x".repeat(250);
+    let names = [
+        long.as_str(),
+        "q-zoë-\"zed\"",
+        "b-dom\\user",
+        "new\nline",
+        "🦀 crab",
+    ];
+    for name in names {
+        course.submit(
+            name,
+            &[("902-wrong-answer", "../solutions/902-wrong-answer")],
+        );
+    }
+    let file = course.root.join("results.json");
+    let out = course.judge(&["grade", "--class", arg(&course.class), "--out", arg(&file)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let results = read_json(&file);
+    let mut graded: Vec<(String, f64)> = results["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["score"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    graded.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut expected: Vec<(String, f64)> = names.iter().map(|n| (n.to_string(), 10.0)).collect();
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(graded, expected);
 }

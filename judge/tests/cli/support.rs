@@ -200,9 +200,26 @@ impl Course {
     pub(crate) fn redact(&self, text: &str) -> String {
         let root = self.root.display().to_string();
         let class = self.class.display().to_string();
-        text.replace(&root, "[COURSE]")
+        let text = text
+            .replace(&root, "[COURSE]")
             .replace(&class, "[CLASS]")
-            .replace(env!("CARGO_MANIFEST_DIR"), "[JUDGE]")
+            .replace(env!("CARGO_MANIFEST_DIR"), "[JUDGE]");
+        text.lines()
+            .map(redact_budget)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + if text.ends_with('\n') { "\n" } else { "" }
+    }
+}
+
+/// `line` with a submission's time and budget (` (12 s of a 120 s
+/// budget)`, the summary's) written `([TIME])`: they change run to run.
+fn redact_budget(line: &str) -> String {
+    match (line.rfind(" ("), line.ends_with(" s budget)")) {
+        (Some(open), true) if line[open..].contains(" s of a ") => {
+            format!("{} ([TIME])", &line[..open])
+        }
+        _ => line.to_string(),
     }
 }
 

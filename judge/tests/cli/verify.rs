@@ -105,12 +105,13 @@ fn a_solved_starter_and_an_unlisted_folder_are_reported() {
     let out = course.judge(&["verify"]);
     assert_eq!(out.code, 1);
     assert!(
-        out.stdout.contains("✗ 902: the untouched starter fails"),
+        out.stdout
+            .contains("✗ 902: the untouched starter earns no point"),
         "{}",
         out.stdout
     );
     assert!(
-        out.stdout.contains("the exercise is already solved"),
+        out.stdout.contains("it earns 10.0 of 10 points"),
         "{}",
         out.stdout
     );
