@@ -534,6 +534,66 @@ fn spinner(message: &str) -> ProgressBar {
 mod tests {
     use super::*;
 
+    /// A spec of `kind` whose paths hold `name` (quotes, a backslash, a
+    /// newline: whatever a submission folder is called), under `dir`, with
+    /// a bridge there.
+    fn spec_named(dir: &Path, name: &str, kind: Kind) -> (Course, Spec) {
+        let root = dir.join(name);
+        let bridge = root.join("judge/bridges/ex101");
+        std::fs::create_dir_all(&bridge).unwrap();
+        std::fs::write(
+            bridge.join("Cargo.toml"),
+            "[package]\nname = \"bridge101\"\n",
+        )
+        .unwrap();
+        let course = crate::course::tests_support::course_at(&root);
+        let spec = Spec {
+            kind,
+            role: Role::Submission,
+            name: "agent-101-submission".into(),
+            package_name: "agent-101-submission-00000000".into(),
+            crate_dir: root.join("exercises/101-x"),
+            package: "ex101-x".into(),
+            lib: "caching_allocator".into(),
+            checks: root.join("judge/checks/ex101/mod.rs"),
+            bridge,
+            harness_root: root.join("h"),
+            target: root.join("t"),
+            home: root.join("home"),
+            isolated: true,
+        };
+        (course, spec)
+    }
+
+    #[test]
+    fn any_path_stays_a_string_in_the_generated_manifest_and_main() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = "q-zo\u{eb}-\"zed\"\\ b-dom\\user\nnext [dependencies] = 1";
+        for kind in [Kind::Harness, Kind::Agent] {
+            let (course, spec) = spec_named(dir.path(), name, kind);
+            let text = manifest(&course, &spec).unwrap();
+            let table: toml::Table = toml::from_str(&text).unwrap();
+            let dependencies = table["dependencies"].as_table().unwrap();
+            let learner = match kind {
+                Kind::Agent => &dependencies["learner"],
+                _ => &dependencies["caching_allocator"],
+            };
+            assert_eq!(
+                learner["path"].as_str(),
+                Some(spec.crate_dir.to_str().unwrap()),
+                "{text}"
+            );
+            let expected = if kind == Kind::Agent { 4 } else { 3 };
+            assert_eq!(dependencies.len(), expected, "{text}");
+            let main = main_rs(&spec);
+            let literal = main.lines().find(|l| l.starts_with("#[path")).unwrap();
+            assert!(
+                literal.contains("\\\"zed\\\"") && literal.contains("\\n"),
+                "the path is escaped as a Rust string: {literal}"
+            );
+        }
+    }
+
     /// The fields of a message of cargo's about the binary crate `name`.
     fn about(name: &str) -> String {
         format!(

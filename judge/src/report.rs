@@ -373,3 +373,64 @@ fn render_summary(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(name: &str, points: u32, passed: bool, requires: &[&str]) -> CheckReport {
+        CheckReport {
+            info: CheckInfo {
+                name: name.into(),
+                title: String::new(),
+                section: String::new(),
+                points,
+                requires: requires.iter().map(|r| r.to_string()).collect(),
+            },
+            outcome: match passed {
+                true => Outcome::Passed,
+                false => Outcome::NotRun,
+            },
+            seconds: 0.0,
+        }
+    }
+
+    fn report(checks: Vec<CheckReport>) -> ExerciseReport {
+        let mut report = ExerciseReport {
+            max_points: 100,
+            ..ExerciseReport::new(
+                &toml::from_str(
+                    "id = 105\nslug = \"s\"\ntitle = \"t\"\nchapter = \"c.md\"\ndifficulty = 1\npoints = 100\ntimeout_s = 1\nlib = \"l\"\nhints = [\"h\"]\n",
+                )
+                .unwrap(),
+                Stage::Checked { checks: Vec::new() },
+            )
+        };
+        report.stage = Stage::Checked { checks };
+        report
+    }
+
+    #[test]
+    fn a_guarded_check_earns_its_points_only_with_the_check_it_requires() {
+        let starter = report(vec![
+            check("right_results", 25, true, &["overlaps"]),
+            check("overlaps", 75, false, &[]),
+        ]);
+        assert_eq!(
+            starter.score(),
+            0.0,
+            "the starter's right results earn nothing"
+        );
+        assert_eq!(starter.waiting_for(&starter.checks()[0]), ["overlaps"]);
+        let solved = report(vec![
+            check("right_results", 25, true, &["overlaps"]),
+            check("overlaps", 75, true, &[]),
+        ]);
+        assert_eq!(solved.score(), 100.0);
+        let half = report(vec![
+            check("right_results", 25, false, &["overlaps"]),
+            check("overlaps", 75, true, &[]),
+        ]);
+        assert_eq!(half.score(), 75.0);
+    }
+}

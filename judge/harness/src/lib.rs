@@ -1,19 +1,34 @@
 //! The runtime of the judge's harness binaries.
 //!
-//! For each run the judge generates a tiny crate whose `main` calls
-//! [`main`] with the check suite of one exercise; the suite's checks call the
-//! learner's crate. This crate runs the checks one by one and reports each
-//! outcome to the judge through a socket that arrives as stdin and that
-//! only it holds once it has read its setup ([`protocol`] says how).
-//! Whatever the learner's code prints goes to stdout and stderr, which the
-//! judge shows as output and never reads as a verdict.
+//! The judge generates a tiny crate per run whose `main` calls one of this
+//! crate's three mains:
+//!
+//! * [`checker_main`]: a **checker**, the suite of one exercise built with
+//!   the exercise's bridge (`judge/bridges/exID`), the judge's code alone.
+//!   It runs every check here and starts an **agent** ([`agent::main`]: the
+//!   learner's crate with the bridge's serve function) in the sandbox; the
+//!   bridge calls the learner's code there ([`bridge`]), and every device
+//!   the learner's code uses is a proxy of one of the checker's
+//!   ([`gpu::remote`]). So no verdict, trace, timing or diagnosis is
+//!   computed in a process that runs learner code ([`wire`] says what the
+//!   two say to each other). The judge does this on the virtual GPU.
+//! * [`main`]: a **harness**, the suite built with the learner's crate,
+//!   run in one process in the sandbox: the CUDA backend's way, where a
+//!   call's trip to another process would be timed with the launch it
+//!   carries.
+//!
+//! Either reports each outcome to the judge through a socket that arrives
+//! as stdin and that only it holds once it has read its setup
+//! ([`protocol`] says how). Whatever the learner's code prints goes to
+//! stdout and stderr, which the judge shows as output and never reads as a
+//! verdict.
 //!
 //! A check is a plain function returning `Result<(), Failure>`: a failure
 //! says what was expected, what happened, where in the learner's code, and
 //! which chapter section explains it. A panic (a `todo!()` in a starter, an
-//! `unwrap` on a GPU error) becomes its own outcome with its location.
-//! A suite lists its checks with [`check!`], which names each check after
-//! its function.
+//! `unwrap` on a GPU error) becomes its own outcome with its location, in
+//! the agent as in a harness. A suite lists its checks with [`check!`],
+//! which names each check after its function.
 //!
 //! A check may compare text with an insta snapshot the judge owns
 //! ([`snapshot!`]: a mismatch is the check's failure, and insta's diff goes
