@@ -34,7 +34,10 @@ pub(crate) struct Agents {
 }
 
 impl Agents {
+    /// The agents of a checker, which from now on runs on the CPU it runs
+    /// on now, as will every agent it starts ([`share_a_cpu`]).
     pub(crate) fn new(launch: AgentLaunch) -> Self {
+        share_a_cpu();
         Self {
             launch,
             current: None,
@@ -109,6 +112,19 @@ impl Drop for Agents {
             stop(running);
         }
     }
+}
+
+/// Keeps this process, and the agents it starts (which inherit it), on the
+/// CPU it runs on now. A checker and its agent take turns, never both
+/// running at once: on one CPU each hand-over is a switch of process, on
+/// two it is a wake-up across CPUs, more than ten times slower in a
+/// virtual machine (3.3 against 43.6 microseconds a round trip on the
+/// two-core machine of the judge's CI, 2026-12-02). Where it cannot be
+/// set, nothing changes but the speed.
+fn share_a_cpu() {
+    let mut one = rustix::thread::CpuSet::new();
+    one.set(rustix::thread::sched_getcpu());
+    let _ = rustix::thread::sched_setaffinity(None, &one);
 }
 
 /// Closes the agent's link and waits a moment for it to end (it exits when
