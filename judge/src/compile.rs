@@ -317,7 +317,14 @@ pub(crate) fn build(
     limit: Duration,
 ) -> Result<Built> {
     let manifest = generate(course, spec)?;
-    if !spec.isolated {
+    let inputs = checker_inputs(course, spec);
+    if let Some(binary) = inputs
+        .as_ref()
+        .and_then(|i| crate::fresh::built(&built_binary(spec), i))
+    {
+        return Ok(Built::Binary(binary));
+    }
+    if !spec.isolated && spec.kind != Kind::Checker {
         // A learner's or the course's crate may name dependencies not yet
         // downloaded; the sandbox has no network. (A submission's crate
         // has the course's, which the judge's cache has fetched.)
@@ -358,11 +365,39 @@ pub(crate) fn build(
         messages.insert(0, stderr.clone());
     }
     match (status.success(), binary) {
-        (true, Some(path)) => Ok(Built::Binary(path)),
+        (true, Some(path)) => {
+            if let Some(inputs) = &inputs {
+                crate::fresh::record(&path, inputs);
+            }
+            Ok(Built::Binary(path))
+        }
         (true, None) => bail!("cargo built `{}` but reported no binary", spec.package_name),
         (false, _) if messages.is_empty() => Ok(Built::CompileError(stderr)),
         (false, _) => Ok(Built::CompileError(messages.join("\n"))),
     }
+}
+
+/// What a checker is built from, for [`crate::fresh`] (its dependencies are
+/// the judge's own, which the workspace's lock downloaded: it needs no
+/// `cargo fetch`); `None` for any other build, which cargo always checks.
+fn checker_inputs(course: &Course, spec: &Spec) -> Option<Vec<PathBuf>> {
+    (spec.kind == Kind::Checker).then(|| {
+        let suite = spec.checks.parent().unwrap_or(&spec.checks).to_path_buf();
+        vec![
+            spec.harness_dir(),
+            suite,
+            spec.bridge.clone(),
+            course.tools.join("gpu"),
+            course.tools.join("judge/harness"),
+            course.tools.join("Cargo.lock"),
+            course.tools.join("Cargo.toml"),
+        ]
+    })
+}
+
+/// Where cargo puts the binary of `spec` (its release folder).
+fn built_binary(spec: &Spec) -> PathBuf {
+    spec.target.join("release").join(&spec.package_name)
 }
 
 /// The cargo in use: `CARGO` (set when the judge runs under cargo), else `cargo`.

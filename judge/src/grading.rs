@@ -214,6 +214,7 @@ fn grade_submission(
 ) -> Result<()> {
     let submission = grading.submissions[current].submission.clone();
     grading.submissions[current].budget_s = Some(budget.as_secs_f64());
+    grading.submissions[current].unknown_folders = unknown_folders(course, &submission);
     let mut used = Duration::ZERO;
     for n in 0..grading.submissions[current].exercises.len() {
         let exercise = grading.submissions[current].exercises[n].exercise.clone();
@@ -240,6 +241,31 @@ fn grade_submission(
     }
     grading.submissions[current].complete = true;
     plan.sink.save(grading, current)
+}
+
+/// The folders of `submission`'s `exercises/` that name no exercise of the
+/// course, each with the exercise it may have meant (the one with its id,
+/// or with its slug).
+fn unknown_folders(course: &Course, submission: &Submission) -> Vec<(String, Option<String>)> {
+    let Ok(entries) = std::fs::read_dir(submission.dir.join("exercises")) else {
+        return Vec::new();
+    };
+    let exercises = &course.manifest.exercises;
+    let mut unknown: Vec<(String, Option<String>)> = entries
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with('.') && !exercises.iter().any(|x| x.dir_name() == *name))
+        .map(|name| {
+            let meant = exercises
+                .iter()
+                .find(|x| name.starts_with(&x.id.to_string()) || name.ends_with(&x.slug))
+                .map(Exercise::dir_name);
+            (name, meant)
+        })
+        .collect();
+    unknown.sort();
+    unknown
 }
 
 /// Builds (or finds prebuilt) and runs one exercise of a submission, both

@@ -210,6 +210,14 @@ pub(crate) fn judge_learner(
         true => (course.solution_dir(exercise), Role::Solution),
         false => (course.exercise_dir(exercise), Role::Exercise),
     };
+    if !solution && !dir.join("Cargo.toml").is_file() {
+        let folder = format!("exercises/{}", exercise.dir_name());
+        return Err(crate::usage::Usage(format!(
+            "`{folder}` has no `Cargo.toml`, so there is no crate to check; `judge reset {}` puts the starter back (backing up what is in `{folder}` first)",
+            exercise.id
+        ))
+        .into());
+    }
     let report = judge_crate(course, exercise, &dir, &role, options)?;
     if !solution {
         crate::progress::record(course, exercise.id, report.passed())?;

@@ -23,17 +23,19 @@
 //!                                   a copy of the judge's build cache; the
 //!                                   course's checksum
 //!  compile     execute  variant     build a harness crate; run a harness
-//!                                   binary; make a known-wrong variant
+//!  fresh                            binary; make a known-wrong variant;
+//!                                   whether a checker is built already
 //!  intake      scratch  report      what the judge takes of a student's crate;
 //!                                   scratch copies; the report of one exercise
 //!  sandbox                          the layers around every build and run of
 //!                                   student code, and the launcher
 //!  course  manifest  progress  role  files  text  starter  book  listing
-//!                                   the course on disk, its typed manifest, the
+//!  usage                            the course on disk, its typed manifest, the
 //!                                   learner's progress, whose crate, file
 //!                                   writes, plain text for results, an
 //!                                   exercise's starter code (reset), the
-//!                                   book's chapters, the exercise table
+//!                                   book's chapters, the exercise table, the
+//!                                   user's mistakes (exit 2)
 //! ```
 //!
 //! The test `judge/tests/cli/layers.rs` reads the imports from the sources
@@ -48,6 +50,7 @@ mod compile;
 mod course;
 mod execute;
 mod files;
+mod fresh;
 mod gate;
 mod grading;
 mod intake;
@@ -64,6 +67,7 @@ mod seal;
 mod starter;
 mod submission;
 mod text;
+mod usage;
 mod variant;
 
 use clap::Parser;
@@ -76,7 +80,7 @@ pub(crate) mod exit {
     pub(crate) const OK: u8 = 0;
     /// A check failed, the crate did not compile, or the course is not in order.
     pub(crate) const FAILED: u8 = 1;
-    /// Bad usage (clap's own code).
+    /// Bad usage: clap's own code, and a [`crate::usage::Usage`] error.
     pub(crate) const USAGE: u8 = 2;
     /// The judge or the machine failed.
     pub(crate) const ERROR: u8 = 3;
@@ -114,7 +118,10 @@ fn main() -> ExitCode {
                 message.push_str(&format!("\n  caused by: {cause}"));
             }
             eprintln!("{message}");
-            ExitCode::from(exit::ERROR)
+            match usage::is_usage(&err) {
+                true => ExitCode::from(exit::USAGE),
+                false => ExitCode::from(exit::ERROR),
+            }
         }
     }
 }

@@ -119,16 +119,17 @@ impl Manifest {
         self.exercises
             .iter()
             .find(|e| e.id.to_string() == wanted || e.dir_name() == wanted || e.slug == wanted)
-            .with_context(|| {
+            .ok_or_else(|| {
                 let known: Vec<String> = self.exercises.iter().map(|e| e.id.to_string()).collect();
-                if known.is_empty() {
+                let message = if known.is_empty() {
                     format!("exercise `{wanted}` not found: the manifest lists no exercises yet")
                 } else {
                     format!(
-                        "exercise `{wanted}` not found (known exercises: {})",
+                        "exercise `{wanted}` not found (known exercises: {}); `judge list` shows them",
                         known.join(", ")
                     )
-                }
+                };
+                crate::usage::Usage(message).into()
             })
     }
 }
@@ -164,7 +165,10 @@ hints = ["think of pools"]
             assert_eq!(m.get(key).unwrap().id, 101);
         }
         let err = m.get("102").unwrap_err().to_string();
-        assert_eq!(err, "exercise `102` not found (known exercises: 101)");
+        assert_eq!(
+            err,
+            "exercise `102` not found (known exercises: 101); `judge list` shows them"
+        );
     }
 
     #[test]

@@ -109,7 +109,9 @@ pub(crate) fn prepare(
 ) -> Result<Prepared> {
     let folder = exercise.dir_name();
     let relative = Path::new("exercises").join(&folder);
-    if std::fs::symlink_metadata(submission.dir.join(&relative)).is_err() {
+    if std::fs::symlink_metadata(submission.dir.join(&relative)).is_err()
+        || !has_sources(&submission.dir.join(&relative))
+    {
         return Ok(Prepared::NotStarted);
     }
     let scratch = submission.scratch_dir(course)?;
@@ -130,6 +132,23 @@ pub(crate) fn prepare(
         cache::seed(cache, &spec.target, sandbox)?;
     }
     Ok(Prepared::Ready(Box::new(spec), files))
+}
+
+/// Whether the exercise folder `dir` holds anything to grade: a `src/` that
+/// is not a folder of real files (a link, which the intake refuses by name),
+/// or a folder with a `.rs` file in it. An empty folder, or one with no
+/// source yet, is not started.
+fn has_sources(dir: &Path) -> bool {
+    let src = dir.join("src");
+    match std::fs::symlink_metadata(&src) {
+        Err(_) => std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()),
+        Ok(meta) if !meta.is_dir() => true,
+        Ok(_) => walkdir::WalkDir::new(&src)
+            .follow_links(false)
+            .into_iter()
+            .flatten()
+            .any(|e| e.file_type().is_symlink() || e.path().extension().is_some_and(|x| x == "rs")),
+    }
 }
 
 /// Writes whose scratch folder `scratch` is into its `SUBMISSION` file (the

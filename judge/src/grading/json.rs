@@ -22,6 +22,8 @@
 //!     "complete": true,             every exercise graded
 //!     "score": 12.5, "max_score": 30, "duration_s": 8.1,
 //!     "budget_s": 180.0,            the wall time its builds and checks could take in all
+//!     "unknown_folders": [{"folder": "105-timeit", "meant": "105-time-it" | null}],
+//!                                   folders of its `exercises/` that are no exercise
 //!     "exercises": [{
 //!       "id": 101, "slug": "...", "title": "...", "chapter": "...",
 //!       "status": "pending | not_started | compile_error | harness_failure | passed | failed | over_budget",
@@ -79,7 +81,15 @@ struct SubmissionJson<'a> {
     max_score: u32,
     duration_s: f64,
     budget_s: Option<f64>,
+    unknown_folders: Vec<UnknownJson<'a>>,
     exercises: Vec<ExerciseJson<'a>>,
+}
+
+/// A folder of a submission's `exercises/` that is no exercise.
+#[derive(Serialize)]
+struct UnknownJson<'a> {
+    folder: &'a str,
+    meant: Option<&'a str>,
 }
 
 /// An exercise of a submission.
@@ -144,6 +154,14 @@ fn submission(result: &SubmissionResult) -> SubmissionJson<'_> {
         max_score: result.max_score(),
         duration_s: round(result.seconds()),
         budget_s: result.budget_s.map(round),
+        unknown_folders: result
+            .unknown_folders
+            .iter()
+            .map(|(folder, meant)| UnknownJson {
+                folder,
+                meant: meant.as_deref(),
+            })
+            .collect(),
         exercises: result.exercises.iter().map(exercise).collect(),
     }
 }

@@ -88,6 +88,10 @@ pub(crate) struct SubmissionResult {
     pub(crate) complete: bool,
     /// The wall time its builds and checks could take in all, in seconds.
     pub(crate) budget_s: Option<f64>,
+    /// The folders of its `exercises/` that are no exercise of the course
+    /// (a misnamed crate is otherwise silently not started), each with the
+    /// exercise it may have meant.
+    pub(crate) unknown_folders: Vec<(String, Option<String>)>,
 }
 
 impl SubmissionResult {
@@ -107,6 +111,7 @@ impl SubmissionResult {
             exercises,
             complete: false,
             budget_s: None,
+            unknown_folders: Vec::new(),
         }
     }
 

@@ -35,6 +35,9 @@ pub(crate) fn render(result: &SubmissionResult, out: &mut dyn Write) -> io::Resu
         let style = if passed { PASS } else { FAIL };
         writeln!(out, "{head}  {style}{status}{style:#}")?;
     }
+    for note in unknown(result) {
+        writeln!(out, "  {FAIL}{note}{FAIL:#}")?;
+    }
     Ok(())
 }
 
@@ -49,7 +52,24 @@ pub(crate) fn text(result: &SubmissionResult) -> String {
     for (head, status, _) in lines(result) {
         text.push_str(&format!("{head}  {status}\n"));
     }
+    for note in unknown(result) {
+        text.push_str(&format!("  {note}\n"));
+    }
     text
+}
+
+/// A line per folder of the submission's `exercises/` that is no exercise.
+fn unknown(result: &SubmissionResult) -> Vec<String> {
+    result
+        .unknown_folders
+        .iter()
+        .map(|(folder, meant)| match meant {
+            Some(meant) => format!(
+                "`exercises/{folder}` is no exercise of the course, and was not graded: is it `exercises/{meant}`?"
+            ),
+            None => format!("`exercises/{folder}` is no exercise of the course, and was not graded"),
+        })
+        .collect()
 }
 
 /// What the submission's builds and checks took, and of what budget.
