@@ -205,7 +205,7 @@ impl GpuError {
     }
 }
 
-/// Read back as [`Wire`], whose names are owned, then interned: a derived
+/// Read back as `Wire`, whose names are owned, then interned: a derived
 /// `Deserialize` would borrow the `&'static str` fields from the input.
 impl<'de> Deserialize<'de> for GpuError {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

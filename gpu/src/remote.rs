@@ -2,7 +2,7 @@
 //! learner's code uses, with its trace, race checker, sync debug mode and
 //! CPU clock, out of the learner's process.
 //!
-//! The learner's process holds proxies ([`agent`]): a [`Device`], its
+//! The learner's process holds proxies ([`agent`]): a [`Device`](crate::Device), its
 //! streams, events, buffers and graphs look and behave as ever, but each of
 //! their calls goes over a [`Link`] as one [`Call`] (what it is, the handles
 //! of its objects, its arguments, the learner's file and line) and waits for

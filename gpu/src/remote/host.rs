@@ -9,7 +9,7 @@
 //! judge does not know is refused (as a foreign handle), so learner code can
 //! reach no other stream, buffer or event of the judge's.
 //!
-//! Over 400 lines: one arm per call of [`What`], each a line or three of
+//! Over 400 lines: one arm per kind of call, each a line or three of
 //! the public API, and the tables they use; split, the arms would only be
 //! further from the handles they look up.
 

@@ -62,10 +62,9 @@ pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
             agent::answer(&Some(block.map(|b| block_ref(agent, b)).map_err(told)))
         }),
         Call::Free { allocator, block } => mine(allocator, &mut |a| {
-            let answer = match agent.take::<learner::Block>(block) {
-                Some(block) => Some(a.free(block).map_err(told)),
-                None => None,
-            };
+            let answer = agent
+                .take::<learner::Block>(block)
+                .map(|block| a.free(block).map_err(told));
             agent::answer(&answer)
         }),
         Call::RecordStream {
@@ -76,9 +75,10 @@ pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
             let stream = learner::StreamId(stream.0);
             agent::answer(&agent.with(block, |b: &mut learner::Block| a.record_stream(b, stream)))
         }),
-        Call::EmptyCache { allocator } => {
-            mine(allocator, &mut |a| agent::answer(&Some(a.empty_cache())))
-        }
+        Call::EmptyCache { allocator } => mine(allocator, &mut |a| {
+            a.empty_cache();
+            agent::answer(&Some(()))
+        }),
         Call::MemoryAllocated { allocator } => mine(allocator, &mut |a| {
             agent::answer(&Some(a.memory_allocated()))
         }),
