@@ -3,10 +3,10 @@
 # (Ubuntu, no GPU). The autograder zip is the course (the workbook, with its
 # `solutions/`, which the sandbox keeps from students) with this file and
 # `run_autograder` at its top; Gradescope unpacks it into /autograder/source.
+# `docs/gradescope/make_autograder` makes it (every workspace member's
+# folder, as cargo lists them, and the course's `exercises/` and `judge/`):
 #
-#   cp docs/gradescope/setup.sh docs/gradescope/run_autograder .
-#   zip -r autograder.zip setup.sh run_autograder Cargo.toml Cargo.lock .cargo \
-#       gpu judge exercises solutions benches book-check
+#   docs/gradescope/make_autograder autograder.zip
 #
 # Rust goes to /usr/local (not root's home), where the sandbox's unprivileged
 # user reads it as well. The last step builds the judge's cache (the `gpu`

@@ -63,3 +63,70 @@ fn setup_sh_is_valid_bash() {
         assert!(status.success(), "`bash -n docs/gradescope/{name}`");
     }
 }
+
+/// The autograder zip of the real course, made by its recipe
+/// (`make_autograder`), unpacked as Gradescope does, loads as a workspace
+/// (`cargo metadata --locked`) and builds the judge. A zip that leaves out a
+/// workspace member (`widgets/`, as the recipe of old did) does not load:
+/// cargo names the missing member.
+#[test]
+fn the_autograder_zip_of_the_course_builds_the_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let unpacked = |name: &str, leave_out: &str| {
+        let zip = dir.path().join(format!("{name}.zip"));
+        let made = Command::new(script("make_autograder"))
+            .arg(&zip)
+            .env("MAKE_AUTOGRADER_LEAVE_OUT", leave_out)
+            .output()
+            .expect("the recipe runs");
+        assert!(made.status.success(), "{made:?}");
+        let source = dir.path().join(name);
+        let unzip = Command::new("unzip")
+            .args(["-q", "-d"])
+            .arg(&source)
+            .arg(&zip)
+            .status()
+            .expect("unzip runs");
+        assert!(unzip.success());
+        source
+    };
+    let cargo = |source: &Path, args: &[&str]| {
+        Command::new(env!("CARGO"))
+            .args(args)
+            .current_dir(source)
+            .env(
+                "CARGO_TARGET_DIR",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/gradescope-image"),
+            )
+            .output()
+            .expect("cargo runs")
+    };
+    let source = unpacked("source", "");
+    assert!(source.join("setup.sh").is_file() && source.join("run_autograder").is_file());
+    let metadata = cargo(&source, &["metadata", "--locked", "--format-version", "1"]);
+    assert!(metadata.status.success(), "{metadata:?}");
+    let built = cargo(
+        &source,
+        &[
+            "build",
+            "--release",
+            "--locked",
+            "--offline",
+            "--quiet",
+            "-p",
+            "judge",
+        ],
+    );
+    assert!(
+        built.status.success(),
+        "the judge builds from the zip: {built:?}"
+    );
+    let broken = unpacked("without-widgets", "widgets");
+    let metadata = cargo(&broken, &["metadata", "--locked", "--format-version", "1"]);
+    assert!(
+        !metadata.status.success(),
+        "a zip without a member loads: {metadata:?}"
+    );
+    let stderr = String::from_utf8_lossy(&metadata.stderr);
+    assert!(stderr.contains("widgets"), "{stderr}");
+}

@@ -124,11 +124,36 @@ fn the_solution_passes_and_is_not_recorded() {
 #[test]
 fn an_unknown_exercise_is_a_clear_error() {
     let course = Course::fixture();
-    let out = course.judge(&["run", "999"]);
-    assert_eq!(out.code, 3);
-    assert_eq!(
-        out.stderr.trim(),
-        "error: exercise `999` not found (known exercises: 901, 902, 903, 904, 905, 906, 907, 908)"
+    for id in ["999", "abc"] {
+        let out = course.judge(&["run", id]);
+        assert_eq!(out.code, 2, "an unknown exercise is bad usage");
+        assert_eq!(
+            out.stderr.trim(),
+            format!(
+                "error: exercise `{id}` not found (known exercises: 901, 902, 903, 904, 905, 906, 907, 908); `judge list` shows them"
+            )
+        );
+    }
+}
+
+/// An exercise folder emptied (or its `Cargo.toml` gone) is bad usage, with
+/// the way back: `judge reset`.
+#[test]
+fn an_empty_exercise_folder_says_how_to_put_the_starter_back() {
+    let course = Course::fixture();
+    let folder = course.root.join("exercises/901-passes");
+    std::fs::remove_dir_all(&folder).unwrap();
+    std::fs::create_dir_all(&folder).unwrap();
+    let out = course.judge(&["run", "901"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("`exercises/901-passes` has no `Cargo.toml`")
+            && out
+                .stderr
+                .contains("`judge reset 901` puts the starter back"),
+        "{}",
+        out.stderr
     );
 }
 
