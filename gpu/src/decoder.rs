@@ -123,7 +123,8 @@ impl Decoder {
         &self.inner.config
     }
 
-    /// The device its weights live on.
+    /// The device its weights live on (for the judge's side of a remote device).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn device(&self) -> &Device {
         match &self.inner.weights {
             Weights::Local { embedding, .. } => embedding.device(),

@@ -81,6 +81,10 @@ pub struct Device {
 #[derive(Clone)]
 enum Inner {
     Local(Rc<RefCell<Core>>),
+    #[cfg_attr(
+        target_arch = "wasm32",
+        expect(dead_code, reason = "wasm32 has no other process to hold a device")
+    )]
     Remote(Rc<Remote>),
 }
 
@@ -140,6 +144,7 @@ impl Device {
     }
 
     /// A proxy of a device of the judge's ([`crate::remote::agent`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn remote(proxy: Rc<Remote>) -> Self {
         Self {
             inner: Inner::Remote(proxy),

@@ -106,6 +106,7 @@ impl Graph {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn id(&self) -> GraphId {
         self.id
     }

@@ -53,6 +53,7 @@ impl<T: Elem> DeviceBuffer<T> {
         self.stream
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn device(&self) -> &Device {
         &self.device
     }

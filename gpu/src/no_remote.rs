@@ -3,6 +3,14 @@
 //! remote path) and a proxy that cannot exist, so that path is never taken.
 
 #[path = "remote/call.rs"]
+#[expect(
+    unreachable_pub,
+    reason = "the call that travels is public where a process receives it"
+)]
+#[allow(
+    dead_code,
+    reason = "only the call's parts are used where no call travels"
+)]
 mod call;
 
 pub(crate) use call::{Description, What};

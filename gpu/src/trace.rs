@@ -37,6 +37,7 @@ thread_local! {
 /// Runs `f` with every call's site `site`: the judge's side of a call that
 /// learner code made in its own process ([`crate::remote`]), so that the
 /// trace and the race reports name the learner's line, not the judge's.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn with_site<R>(site: CallSite, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<CallSite>);
     impl Drop for Restore {
