@@ -65,10 +65,12 @@ pub(crate) enum Command {
     Watch(WatchArgs),
     /// Put back the starter code of an exercise, keeping a backup of your crate.
     ///
-    /// The starter is the exercise's files as of the last git commit. Your
-    /// crate (every file but `target/`) is first copied to
-    /// `.judge-backups/ID-SLUG-TIME/`; files you added are then removed from
-    /// the crate (the backup keeps them).
+    /// The starter is the exercise's folder as the course ships it
+    /// (`exercises/starters.toml` names its files; git has them), whatever
+    /// you committed since. Your crate (every file but `target/`) is first
+    /// copied to `.judge-backups/ID-SLUG-TIME/`; files you added are then
+    /// removed from the crate (the backup keeps them). Git's index and
+    /// history are left as they are.
     Reset {
         /// The exercise id (`101`).
         id: String,
@@ -214,6 +216,11 @@ pub(crate) struct VerifyArgs {
     /// Only these exercises (`102 103`); default: all of them. The manifest
     /// and the folders are checked either way.
     pub(crate) ids: Vec<String>,
+    /// Record every exercise's folder as its starter in
+    /// `exercises/starters.toml` (what `judge reset` puts back), and check
+    /// nothing else. Run it after changing a starter, and commit the file.
+    #[arg(long, conflicts_with = "ids")]
+    pub(crate) record_starters: bool,
     #[command(flatten)]
     pub(crate) options: RunOptions,
 }

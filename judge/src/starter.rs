@@ -1,42 +1,34 @@
 //! An exercise's starter code, and putting it back (`judge reset`, and
 //! the `x` key of `judge watch`).
 //!
-//! The starter is what git has for the exercise's crate in the last commit
-//! (`HEAD`): every file git tracks under `exercises/ID-SLUG`. Nothing is
-//! lost: before anything is written, the learner's crate (every file, tracked
-//! or not, except `target/`) is copied to `.judge-backups/ID-SLUG-<UTC time>/`
-//! in the course folder, and when that copy fails nothing changes. Then git
-//! puts the starter back (`git restore --source=HEAD --staged --worktree`)
-//! and removes the files that are not part of it (`git clean -d -x`, the
-//! crate's `target/` left alone; the backup keeps them).
+//! The starter is the exercise's folder as the course ships it, whatever the
+//! learner committed since: [`shipped`] names each of its files by its git
+//! blob id in `exercises/starters.toml`, and git gives their bytes. Nothing
+//! is lost: before anything is written, the learner's crate (every file,
+//! tracked or not, except `target/`) is copied to
+//! `.judge-backups/ID-SLUG-<UTC time>/` in the course folder, and when that
+//! copy fails (or git cannot give a starter file) nothing changes. Then the
+//! starter's files are written and every other file of the crate is removed,
+//! its build outputs (`target/`, `Cargo.lock`) left alone. Git's index and
+//! history are the learner's and stay as they are: `git status` then shows
+//! the reset as a change, to commit or not.
+
+pub(crate) mod shipped;
 
 use crate::course::Course;
 use crate::manifest::Exercise;
 use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use walkdir::WalkDir;
-
-/// Where an exercise's starter is: its crate in the last commit of the
-/// course's git repository.
-#[derive(Clone, Debug)]
-struct Starter {
-    /// The course folder, where git runs.
-    root: PathBuf,
-    /// The crate as git pathspecs: its folder, `exercises/ID-SLUG`, but not
-    /// its `target/` folder, which reset leaves alone.
-    pathspecs: [String; 2],
-    /// The crate's path in the repository, with a `/`: how `git status` names its files.
-    inside: String,
-}
 
 /// What resetting changes in the crate, its paths relative to it.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Changes {
     /// Starter files that are missing or differ.
-    write: Vec<PathBuf>,
+    write: Vec<String>,
     /// Files in the crate that are not part of the starter.
-    remove: Vec<PathBuf>,
+    remove: Vec<String>,
 }
 
 /// What putting the starter back did.
@@ -46,6 +38,8 @@ pub(crate) struct Reset {
     id: u32,
     /// Its folder name, `ID-SLUG`.
     dir_name: String,
+    /// Its crate's folder.
+    crate_dir: PathBuf,
     /// The backup folder and the number of files in it, if the crate existed.
     backup: Option<(PathBuf, usize)>,
     /// What changed (nothing when the crate already was the starter).
@@ -53,7 +47,8 @@ pub(crate) struct Reset {
 }
 
 impl Reset {
-    /// What to tell the learner, line by line.
+    /// What to tell the learner, line by line: what was backed up, removed
+    /// and restored, and how to undo it.
     pub(crate) fn lines(&self) -> Vec<String> {
         let id = self.id;
         if self.changes.write.is_empty() && self.changes.remove.is_empty() {
@@ -61,24 +56,38 @@ impl Reset {
                 "exercise {id} already has its starter code: nothing to do"
             )];
         }
+        let dir = format!("exercises/{}", self.dir_name);
         let mut lines = Vec::new();
         if let Some((backup, files)) = &self.backup {
-            let dir = format!("exercises/{}", self.dir_name);
             lines.push(format!(
                 "backed up {dir} ({files} files) to {}",
                 backup.display()
             ));
         }
         for path in &self.changes.remove {
-            lines.push(format!("removed {}: {ADDED}", path.display()));
+            lines.push(format!("removed {path}: {ADDED}"));
         }
         for path in &self.changes.write {
-            lines.push(format!("restored {}", path.display()));
+            lines.push(format!("restored {path}"));
         }
         lines.push(format!(
-            "exercise {id} is back to its starter code, {DONE} `judge run {id}` checks it"
+            "exercise {id} is back to its starter code as the course ships it; `judge run {id}` checks it"
         ));
+        lines.extend(self.undo_lines());
         lines
+    }
+
+    /// Where the backup is and how to undo the reset (nothing when there
+    /// was no crate to back up).
+    pub(crate) fn undo_lines(&self) -> Vec<String> {
+        let Some((backup, _)) = &self.backup else {
+            return Vec::new();
+        };
+        vec![format!(
+            "to undo the reset: `cp -a {}/. {}/` puts your files back",
+            backup.display(),
+            self.crate_dir.display()
+        )]
     }
 }
 
@@ -86,11 +95,16 @@ impl Reset {
 pub(crate) fn reset(course: &Course, exercise: &Exercise) -> Result<Reset> {
     let dir_name = exercise.dir_name();
     let crate_dir = course.exercise_dir(exercise);
-    let starter = starter(&course.root, &dir_name)?;
-    let changes = changes(&starter)?;
+    let files = shipped::recorded(course, exercise)?;
+    if !is_checkout(&course.root) {
+        bail!("`{}` {NOT_A_CHECKOUT}", course.root.display());
+    }
+    let starter = shipped::fetch(&course.root, &files)?;
+    let changes = changes(&crate_dir, &starter)?;
     let mut done = Reset {
         id: exercise.id,
         dir_name,
+        crate_dir: crate_dir.clone(),
         backup: None,
         changes,
     };
@@ -100,114 +114,78 @@ pub(crate) fn reset(course: &Course, exercise: &Exercise) -> Result<Reset> {
     if crate_dir.exists() {
         done.backup = Some(back_up(&course.root, &crate_dir, &done.dir_name)?);
     }
-    restore(&starter)?;
+    restore(&crate_dir, &starter, &done.changes)?;
     Ok(done)
 }
 
-/// Runs `git -C ROOT ARGS`; its output, or an error with git's message.
-fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
-    let out = Command::new("git")
+/// Whether git sees a repository at `root`.
+fn is_checkout(root: &Path) -> bool {
+    std::process::Command::new("git")
         .arg("-C")
         .arg(root)
-        .args(args)
+        .args(["rev-parse", "--git-dir"])
         .output()
-        .context(
-            "cannot run `git`; `judge reset` needs git to find the starter code: install git",
-        )?;
-    if !out.status.success() {
-        let message = String::from_utf8_lossy(&out.stderr);
-        bail!("`git {}` failed: {}", args.join(" "), message.trim());
-    }
-    Ok(out.stdout)
+        .is_ok_and(|out| out.status.success())
 }
 
-/// The starter of the crate `exercises/DIR_NAME`, once git has said the
-/// course is a checkout whose last commit has files there.
-fn starter(root: &Path, dir_name: &str) -> Result<Starter> {
-    let prefix = git(root, &["rev-parse", "--show-prefix"])
-        .with_context(|| format!("`{}` {NOT_A_CHECKOUT}", root.display()))?;
-    let folder = format!("exercises/{dir_name}");
-    let listing = git(root, &["ls-tree", "--name-only", "HEAD", "--", &folder]).with_context(|| {
-        format!(
-            "the git repository of `{}` has no commit to restore `{folder}` from; nothing was changed",
-            root.display()
-        )
-    })?;
-    if listing.is_empty() {
-        bail!(
-            "`{folder}` is not tracked by git in `{}` {NOT_TRACKED}",
-            root.display()
-        );
-    }
-    let inside = format!("{}{folder}/", String::from_utf8_lossy(&prefix).trim());
-    let not_target = format!(":(exclude){folder}/target");
-    Ok(Starter {
-        root: root.to_path_buf(),
-        pathspecs: [folder, not_target],
-        inside,
-    })
-}
-
-/// Runs `git ARGS -- PATHSPECS` on the starter's crate (`target/` left out).
-fn git_on(starter: &Starter, args: &[&str]) -> Result<Vec<u8>> {
-    let pathspecs = starter.pathspecs.iter().map(String::as_str);
-    let args: Vec<&str> = args
-        .iter()
-        .copied()
-        .chain(["--"])
-        .chain(pathspecs)
-        .collect();
-    git(&starter.root, &args)
-}
-
-/// What differs between the crate and its starter, as `git status` sees it
-/// (ignored files included, `target/` left out).
-fn changes(starter: &Starter) -> Result<Changes> {
-    let status = [
-        "status",
-        "--porcelain=v1",
-        "-z",
-        "--no-renames",
-        "--untracked-files=all",
-        "--ignored",
-    ];
-    let listing = git_on(starter, &status)?;
-    Ok(parse_status(
-        &String::from_utf8_lossy(&listing),
-        &starter.inside,
-    ))
-}
-
-/// The changes a `git status --porcelain=v1 -z --no-renames` listing shows,
-/// its paths made relative to `inside` (the crate's path in the repository,
-/// with a `/`): untracked, ignored and newly added files are not part of the
-/// starter; every other entry is a starter file that is missing or differs.
-fn parse_status(listing: &str, inside: &str) -> Changes {
+/// What differs between the crate in `dir` and the `starter`: its files
+/// that are missing or differ, and the crate's files (or links) that are
+/// not part of it, build outputs left out.
+fn changes(dir: &Path, starter: &BTreeMap<String, Vec<u8>>) -> Result<Changes> {
     let mut changes = Changes::default();
-    for entry in listing.split('\0').filter(|e| e.len() > 3) {
-        let (code, path) = entry.split_at(3);
-        let Some(relative) = path.strip_prefix(inside) else {
-            continue;
-        };
-        let added = matches!(code, "?? " | "!! ") || (code.starts_with('A') && code != "AA ");
-        match added {
-            true => changes.remove.push(relative.into()),
-            false => changes.write.push(relative.into()),
+    for (path, bytes) in starter {
+        let full = dir.join(path);
+        let same = fs_err::symlink_metadata(&full).is_ok_and(|m| m.is_file())
+            && fs_err::read(&full).is_ok_and(|on_disk| on_disk == *bytes);
+        if !same {
+            changes.write.push(path.clone());
         }
     }
-    changes.remove.retain(|path| !changes.write.contains(path));
-    changes
+    if dir.exists() {
+        for (path, _) in shipped::files_of(dir)? {
+            if !starter.contains_key(&path) {
+                changes.remove.push(path);
+            }
+        }
+    }
+    Ok(changes)
 }
 
-/// Puts the starter back: git restores its files (index and work tree) as
-/// the last commit has them and cleans away every other file of the crate,
-/// `target/` left out.
-fn restore(starter: &Starter) -> Result<()> {
-    git_on(
-        starter,
-        &["restore", "--source=HEAD", "--staged", "--worktree"],
-    )?;
-    git_on(starter, &["clean", "-f", "-d", "-x", "-q"])?;
+/// Writes the starter's files that differ, removes the files that are not
+/// part of it, then the folders those leave empty.
+fn restore(dir: &Path, starter: &BTreeMap<String, Vec<u8>>, changes: &Changes) -> Result<()> {
+    for path in &changes.remove {
+        fs_err::remove_file(dir.join(path))?;
+    }
+    for path in &changes.write {
+        let full = dir.join(path);
+        match fs_err::symlink_metadata(&full) {
+            Ok(m) if m.is_dir() => fs_err::remove_dir_all(&full)?,
+            Ok(m) if m.is_symlink() => fs_err::remove_file(&full)?,
+            _ => {}
+        }
+        if let Some(parent) = full.parent() {
+            fs_err::create_dir_all(parent)?;
+        }
+        fs_err::write(&full, &starter[path])?;
+    }
+    remove_empty_folders(dir)
+}
+
+/// Removes the folders under `dir` that hold nothing (build outputs left
+/// alone), deepest first.
+fn remove_empty_folders(dir: &Path) -> Result<()> {
+    let walk = WalkDir::new(dir).min_depth(1).contents_first(true);
+    for entry in walk
+        .into_iter()
+        .filter_entry(|e| !shipped::is_build_output(e))
+    {
+        let entry = entry.with_context(|| format!("cannot read `{}`", dir.display()))?;
+        let empty = || fs_err::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
+        if entry.file_type().is_dir() && empty() {
+            fs_err::remove_dir(entry.path())?;
+        }
+    }
     Ok(())
 }
 
@@ -291,15 +269,8 @@ const NOT_A_CHECKOUT: &str = "is not a git checkout (or git cannot read it), so 
      tell what the starter code was; get the workbook with `git clone`, or copy the exercise's \
      folder from a fresh download";
 
-/// Why a crate git does not track cannot be reset (after its path).
-const NOT_TRACKED: &str = "(the last commit has no file there), so there is no starter to \
-     restore; nothing was changed";
-
 /// What happens to a file the learner added.
 const ADDED: &str = "you added it and it is not part of the starter (the backup has it)";
-
-/// Where the starter came from.
-const DONE: &str = "as of the last git commit;";
 
 /// `secs` since the Unix epoch as a UTC time for a folder name: `20260523T101512Z`.
 fn utc_stamp(secs: i64) -> String {

@@ -8,6 +8,7 @@ use crate::gate::{self, Finding};
 use crate::judging::Options;
 use crate::manifest::Exercise;
 use crate::sandbox::Sandbox;
+use crate::starter;
 use anstyle::{AnsiColor, Style};
 use anyhow::Result;
 use std::io::Write;
@@ -16,6 +17,14 @@ use std::path::Path;
 /// Runs the gate and prints one line per item; exit 1 if anything is wrong.
 pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
     let course = Course::open(root)?;
+    if args.record_starters {
+        let count = starter::shipped::record(&course)?;
+        println!(
+            "recorded the starters of {count} exercises in `{}`: commit it with them",
+            starter::shipped::FILE
+        );
+        return Ok(exit::OK);
+    }
     let mut chosen = Vec::new();
     for id in &args.ids {
         chosen.push(course.manifest.get(id)?.id);

@@ -117,17 +117,28 @@ impl Session<'_> {
             false => start_watcher(&crate_dir, self.send.clone()),
         };
         let (mut clear, mut hints) = (false, 0);
+        // What the last reset said about its backup, kept under each report
+        // (a run clears the screen) until the learner leaves the exercise.
+        let mut undo: Vec<String> = Vec::new();
         loop {
             let ran = Instant::now();
             let passed = run_once(self.course, self.args, id, clear)?;
+            for line in &undo {
+                println!("{line}");
+            }
             self.help(&exercise, passed, watcher.is_some());
             loop {
                 match wait(self.receive, &crate_dir, watcher.is_none(), ran) {
                     Action::Run => break,
                     Action::Hint => hints = show_hint(&exercise, hints),
                     Action::List => self.list(id)?,
-                    Action::Reset if self.confirm_reset(&exercise)? => break,
-                    Action::Reset => println!("not reset"),
+                    Action::Reset => match self.confirm_reset(&exercise)? {
+                        Some(lines) => {
+                            undo = lines;
+                            break;
+                        }
+                        None => println!("not reset"),
+                    },
                     Action::Next => return Ok(Leave::Next),
                     Action::Quit => return Ok(Leave::Quit),
                 }
@@ -177,8 +188,9 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Asks whether to reset `exercise`, and does it on a `y`: whether it did.
-    fn confirm_reset(&self, exercise: &Exercise) -> Result<bool> {
+    /// Asks whether to reset `exercise`, and does it on a `y`: when it
+    /// did, the lines to keep on screen (the backup, and how to undo).
+    fn confirm_reset(&self, exercise: &Exercise) -> Result<Option<Vec<String>>> {
         println!(
             "reset exercise {} to its starter code? your crate is backed up first [y/N]",
             exercise.id
@@ -191,13 +203,18 @@ impl Session<'_> {
             }
         };
         if !yes {
-            return Ok(false);
+            return Ok(None);
         }
         match starter::reset(self.course, exercise) {
-            Ok(done) => done.lines().iter().for_each(|line| println!("{line}")),
-            Err(err) => eprintln!("error: {err:#}"),
+            Ok(done) => {
+                done.lines().iter().for_each(|line| println!("{line}"));
+                Ok(Some(done.undo_lines()))
+            }
+            Err(err) => {
+                eprintln!("error: {err:#}");
+                Ok(None)
+            }
         }
-        Ok(true)
     }
 }
 

@@ -2,7 +2,8 @@
 //! solution (file for file the same layout) and its check suite, and every
 //! folder is in the manifest. And the manifest follows the book: its
 //! exercises in the order of their chapters in `chapters/SUMMARY.md`, the
-//! easiest first within a chapter.
+//! easiest first within a chapter. And `exercises/starters.toml` records
+//! every starter as its folder is (what `judge reset` puts back).
 
 use super::Finding;
 use crate::book;
@@ -21,6 +22,7 @@ pub(super) fn check(course: &Course) -> Vec<Finding> {
         problems.extend(unlisted(course, top));
     }
     problems.extend(out_of_order(course));
+    problems.extend(crate::starter::shipped::problems(course));
     if problems.is_empty() {
         return vec![Finding {
             ok: true,

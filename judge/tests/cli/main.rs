@@ -20,3 +20,4 @@ mod reset;
 mod run;
 mod snapshot;
 mod verify;
+mod watch;

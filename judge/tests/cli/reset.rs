@@ -1,4 +1,5 @@
-//! `judge reset`: the starter comes back from git, and nothing is lost.
+//! `judge reset`: the starter comes back as the course ships it, whatever
+//! the learner committed, and nothing is lost.
 
 use crate::support::Course;
 use std::fs;
@@ -33,7 +34,7 @@ fn git(root: &Path, args: &[&str]) {
 }
 
 /// Makes the course a git repository whose one commit holds `paths`.
-fn commit(course: &Course, paths: &[&str]) {
+pub(crate) fn commit(course: &Course, paths: &[&str]) {
     git(&course.root, &["init", "-q"]);
     git(&course.root, &[&["add", "--"][..], paths].concat());
     git(&course.root, &["commit", "-q", "-m", "the course"]);
@@ -127,17 +128,86 @@ fn reset_needs_a_git_checkout() {
 }
 
 #[test]
-fn reset_refuses_a_crate_git_does_not_track() {
+fn reset_after_committing_the_solution_restores_the_shipped_starter() {
+    let course = Course::fixture();
+    commit(&course, &["."]);
+    let krate = course.root.join("exercises/902-wrong-answer");
+    let starter = fs::read_to_string(krate.join("src/lib.rs")).unwrap();
+    let solution = course.root.join("solutions/902-wrong-answer/src/lib.rs");
+    fs::copy(&solution, krate.join("src/lib.rs")).unwrap();
+    fs::write(krate.join("src/notes.rs"), "// mine\n").unwrap();
+    git(&course.root, &["add", "--", "."]);
+    git(&course.root, &["commit", "-q", "-m", "my solution"]);
+
+    let out = reset(&course, "902");
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs::read_to_string(krate.join("src/lib.rs")).unwrap(),
+        starter,
+        "the starter as shipped, not the last commit"
+    );
+    assert!(!krate.join("src/notes.rs").exists());
+    let [backup] = &backups(&course)[..] else {
+        panic!("one backup: {:?}", backups(&course))
+    };
+    assert_eq!(
+        fs::read_to_string(backup.join("src/lib.rs")).unwrap(),
+        fs::read_to_string(&solution).unwrap(),
+        "the backup has the committed solution"
+    );
+    let undo = format!(
+        "to undo the reset: `cp -a {}/. {}/` puts your files back",
+        backup.display(),
+        krate.display()
+    );
+    assert!(out.stdout.lines().any(|l| l == undo), "{}", out.stdout);
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(&course.root)
+        .args(["status", "--porcelain", "--", "exercises/902-wrong-answer"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        " M exercises/902-wrong-answer/src/lib.rs\n D exercises/902-wrong-answer/src/notes.rs\n",
+        "git's index and history are the learner's: the reset is a change to commit"
+    );
+}
+
+#[test]
+fn reset_says_when_git_lacks_the_starters_files() {
     let course = Course::fixture();
     commit(&course, &["exercises/info.toml"]);
+    let lib = course.root.join("exercises/902-wrong-answer/src/lib.rs");
+    fs::write(&lib, "// my attempt\n").unwrap();
     let out = reset(&course, "902");
     assert_eq!(out.code, 3, "{out:?}");
     let error = course.redact(&out.stderr);
     assert!(
-        error
-            .starts_with("error: `exercises/902-wrong-answer` is not tracked by git in `[COURSE]`"),
+        error.starts_with("error: git does not have the starter's `Cargo.toml` (blob "),
         "{error}"
     );
+    assert!(error.contains("nothing was changed"), "{error}");
+    assert_eq!(fs::read_to_string(&lib).unwrap(), "// my attempt\n");
+    assert!(backups(&course).is_empty());
+}
+
+#[test]
+fn reset_without_the_record_of_the_starters_changes_nothing() {
+    let course = Course::fixture();
+    commit(&course, &["."]);
+    fs::remove_file(course.root.join("exercises/starters.toml")).unwrap();
+    let lib = course.root.join("exercises/902-wrong-answer/src/lib.rs");
+    fs::write(&lib, "// my attempt\n").unwrap();
+    let out = reset(&course, "902");
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with("error: `exercises/starters.toml` is missing, so the judge cannot tell what the starter code was; nothing was changed"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fs::read_to_string(&lib).unwrap(), "// my attempt\n");
     assert!(backups(&course).is_empty());
 }
 

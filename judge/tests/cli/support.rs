@@ -75,6 +75,13 @@ impl Course {
             kept.push_str(part);
         }
         std::fs::write(&manifest, kept).unwrap();
+        // The record of the starters keeps the same exercises.
+        let starters = course.root.join("exercises/starters.toml");
+        let text = std::fs::read_to_string(&starters).unwrap();
+        let mut record: toml::Table = toml::from_str(&text).unwrap();
+        let all = record["starter"].as_table_mut().unwrap();
+        all.retain(|id, _| ids.iter().any(|kept| kept.to_string() == *id));
+        std::fs::write(&starters, toml::to_string(&record).unwrap()).unwrap();
         course
     }
 

@@ -38,7 +38,41 @@ fn proper_course(diagnosis: &str) -> Course {
         "//! mistake: subtracts instead of adding\n//! fails: adds_small_numbers, adds_zero\n//! says: {diagnosis}\n/// Adds, wrongly.\npub fn add(a: i32, b: i32) -> i32 {{\n    a - b\n}}\n"
     );
     fs::write(variants.join("subtracts.rs"), variant).unwrap();
+    let recorded = course.judge(&["verify", "--record-starters"]);
+    assert_eq!(
+        recorded.stdout,
+        "recorded the starters of 2 exercises in `exercises/starters.toml`: commit it with them\n",
+        "{recorded:?}"
+    );
     course
+}
+
+#[test]
+fn a_starter_changed_since_it_was_recorded_is_reported() {
+    let course = proper_course("subtracts");
+    let krate = course.root.join("exercises/902-wrong-answer");
+    fs::write(
+        krate.join("src/lib.rs"),
+        "pub fn add(a: i32, b: i32) -> i32 { a }\n",
+    )
+    .unwrap();
+    fs::write(krate.join("src/more.rs"), "\n").unwrap();
+    fs::remove_file(krate.join("README.md")).unwrap();
+    let out = course.judge(&["verify", "902"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("records"))
+        .unwrap_or_default();
+    assert_eq!(
+        line,
+        "✗ 902: the starter is not what `exercises/starters.toml` records (`src/lib.rs` changed, \
+         `src/more.rs` is new, `README.md` is gone): if that change is meant, run `judge verify \
+         --record-starters` and commit `exercises/starters.toml` with it",
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -92,6 +126,8 @@ fn a_solved_starter_and_an_unlisted_folder_are_reported() {
         "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
     )
     .unwrap();
+    // Recorded as the starter: the author means it (and the gate catches it).
+    assert_eq!(course.judge(&["verify", "--record-starters"]).code, 0);
     fs::create_dir_all(course.root.join("exercises/950-stray")).unwrap();
     let out = course.judge(&["verify"]);
     assert_eq!(out.code, 1);
