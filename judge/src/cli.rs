@@ -24,7 +24,8 @@ use std::time::Duration;
 /// what compiles (compile errors are recorded in its index); both exit 2 on
 /// bad usage (a bad `--shard`, an unknown `--format`) and 3 when they cannot
 /// go on (no such submission folder, no cargo, a results file that cannot be
-/// written); `grade`'s results file then keeps the exercises it finished.
+/// written or, for `grade --merge`, merged); `grade`'s results file then
+/// keeps the exercises it finished.
 #[derive(Debug, Parser)]
 #[command(name = "judge", version)]
 pub(crate) struct Cli {
@@ -297,10 +298,15 @@ impl Submissions {
 
 /// `judge grade`.
 #[derive(Clone, Debug, Args)]
-#[command(group(ArgGroup::new("whose").required(true).args(["submission", "class"])))]
+#[command(group(ArgGroup::new("whose").required(true).args(["submission", "class", "merge"])))]
 pub(crate) struct GradeArgs {
     #[command(flatten)]
     pub(crate) who: Submissions,
+    /// Grade nothing: join the results files of a class graded in shards
+    /// (all JSON, or all JUnit) into one, written to `--out`, with the
+    /// class's gradebook and report beside it (from JSON results).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["submission", "class", "keep", "seed", "budget"])]
+    pub(crate) merge: Vec<PathBuf>,
     /// The results' format.
     #[arg(long, value_enum, default_value_t)]
     pub(crate) format: GradeFormat,

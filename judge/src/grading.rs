@@ -24,9 +24,11 @@
 //! caller gives; `judge grade` prints them.
 
 pub(crate) mod budget;
+pub(crate) mod class;
 mod gradescope;
 mod json;
 mod junit;
+pub(crate) mod merge;
 pub(crate) mod model;
 pub(crate) mod output;
 pub(crate) mod summary;
@@ -129,7 +131,7 @@ pub(crate) enum GradeEvent<'a> {
     /// A submission is graded: its result.
     Graded(&'a SubmissionResult),
     /// Every submission is graded and the results are at this place.
-    Finished(&'a Path),
+    Finished(Vec<std::path::PathBuf>),
 }
 
 /// Grades `submissions` as `plan` says, reporting through `events`; stops
@@ -194,11 +196,13 @@ pub(crate) fn grade(
             cache.as_ref(),
         )?;
         seal.check(course, &grading.submissions[current].submission.name)?;
+        plan.sink.save_class(&grading)?;
         events(GradeEvent::Graded(&grading.submissions[current]));
     }
     grading.complete = true;
     plan.sink.save_all(&grading)?;
-    events(GradeEvent::Finished(plan.sink.place()));
+    plan.sink.save_class(&grading)?;
+    events(GradeEvent::Finished(plan.sink.written()));
     Ok(grading)
 }
 

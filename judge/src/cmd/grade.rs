@@ -6,7 +6,8 @@
 use crate::cli::GradeArgs;
 use crate::course::Course;
 use crate::exit;
-use crate::grading::output::Sink;
+use crate::files::write_atomically;
+use crate::grading::output::{Derived, Sink};
 use crate::grading::{self, Budget, GradeEvent, Plan, summary};
 use crate::judging::Options;
 use crate::prebuilt::Index;
@@ -18,6 +19,9 @@ use std::path::Path;
 
 /// Grades the submissions `args` names; writes and summarizes the results.
 pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
+    if !args.merge.is_empty() {
+        return merge(args);
+    }
     let course = Course::open(root)?;
     let whose = args.who.whose();
     let submissions = submission::submissions(&whose)?;
@@ -69,6 +73,59 @@ pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
     }
 }
 
+/// `judge grade --merge`: joins the shards' results into `--out` (by
+/// default `grade.json` or `grade.xml`), with the gradebook and the report
+/// beside JSON results.
+fn merge(args: &GradeArgs) -> Result<u8> {
+    let merged = grading::merge::merge(&args.merge)?;
+    let place = match (&args.out, merged.results.is_some()) {
+        (Some(out), _) => out.clone(),
+        (None, true) => "grade.json".into(),
+        (None, false) => "grade.xml".into(),
+    };
+    if args.merge.iter().any(|file| same_file(file, &place)) {
+        bail!(
+            "`--out {}` is one of the files merged: write the merged results to another file",
+            place.display()
+        );
+    }
+    if let Some(folder) = place.parent().filter(|f| !f.as_os_str().is_empty()) {
+        fs_err::create_dir_all(folder)?;
+    }
+    write_atomically(&place, &merged.text)?;
+    eprintln!(
+        "merged {} files into `{}`",
+        args.merge.len(),
+        place.display()
+    );
+    for shard in &merged.missing {
+        eprintln!(
+            "note: shard {shard} is missing: its submissions are not in the merge, which says `\"complete\": false`"
+        );
+    }
+    match &merged.results {
+        Some(results) => {
+            let derived = Derived::beside(&place, false);
+            derived.write(results)?;
+            for file in derived.paths() {
+                eprintln!("wrote `{}`", file.display());
+            }
+        }
+        None => eprintln!(
+            "note: the gradebook and the class report come from JSON results: merge the shards' `--format json` files for them"
+        ),
+    }
+    Ok(exit::OK)
+}
+
+/// Whether `a` and `b` name one file (both existing), or the same path.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// Shows one event: notes on stderr (first the sandbox's layers and the
 /// seed), each submission's summary on stdout.
 fn show(
@@ -115,7 +172,11 @@ fn show(
             *shown += 1;
             summary::render(result, stdout)?;
         }
-        GradeEvent::Finished(place) => eprintln!("wrote `{}`", place.display()),
+        GradeEvent::Finished(files) => {
+            for file in files {
+                eprintln!("wrote `{}`", file.display());
+            }
+        }
     }
     Ok(())
 }

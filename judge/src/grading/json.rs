@@ -6,7 +6,8 @@
 //!   "judge": "0.1.0",               the judge's version
 //!   "complete": false,              true once every submission is graded
 //!   "shard": "2/4" | null,          the shard of the class graded here
-//!   "seed": 1234,                   the seed the checks' generated workloads took
+//!   "seed": 1234,                   the seed the checks' generated workloads took (null in a
+//!                                   merge of shards graded with different seeds)
 //!   "decided": "outside_the_learners_process | in_the_learners_process",
 //!                                   where the verdicts were decided: in the judge's
 //!                                   process (the virtual GPU), or in the one that ran the
@@ -16,6 +17,8 @@
 //!     "summary": "files, ... (all in force)",
 //!     "layers": [{"name": "files", "in_force": true, "detail": "landlock ABI 7: ..."}, ...]
 //!   },
+//!   "merged_from": [{"file": "shard-1.json", "shard": "1/4", "seed": 1234, "complete": true}],
+//!                                   only in `judge grade --merge`'s document: the files joined
 //!   "submissions": [{
 //!     "name": "ada",                the submission folder's name
 //!     "path": "/abs/class/ada",

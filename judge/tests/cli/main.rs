@@ -7,6 +7,7 @@
 //! snapshots, with the machine's paths and times redacted.
 
 mod attacks;
+mod class;
 mod formats;
 mod layers;
 mod support;

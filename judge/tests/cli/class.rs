@@ -1,0 +1,175 @@
+//! What an instructor reads of a class: the gradebook and the class report
+//! beside the results, and `judge grade --merge` of a class graded in
+//! shards, which gives the same files as the class graded whole.
+
+use crate::formats::read_json;
+use crate::support::{Course, arg, copy_marked};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A class of four on exercises 901 and 902: ada has both solutions, bob
+/// the starters, cy a crate of 902 that panics, dee nothing but a folder
+/// named for no exercise (901's starter passes: the fixture's is its solution).
+fn class() -> Course {
+    let course = Course::fixture_with(&[901, 902]);
+    for folder in ["901-passes", "902-wrong-answer"] {
+        let from = course.root.join("solutions").join(folder);
+        copy_marked(&from, &course.class.join("ada/exercises").join(folder), &[]);
+    }
+    course.submit(
+        "bob",
+        &[
+            ("901-passes", "901-passes"),
+            ("902-wrong-answer", "902-wrong-answer"),
+        ],
+    );
+    course.submit("cy", &[("902-wrong-answer", "904-panics")]);
+    course.submit("dee", &[("902-wrong", "902-wrong-answer")]);
+    course
+}
+
+/// Grades `class` with a fixed seed into `out`, with more `args`.
+fn grade(course: &Course, out: &Path, args: &[&str]) {
+    let mut all = vec![
+        "grade",
+        "--class",
+        arg(&course.class),
+        "--seed",
+        "7",
+        "--out",
+        arg(out),
+    ];
+    all.extend(args);
+    let graded = course.judge(&all);
+    assert_eq!(graded.code, 0, "{graded:?}");
+}
+
+/// The gradebook and the report's files beside the results `STEM.json`.
+fn derived(stem: &Path) -> [PathBuf; 3] {
+    ["gradebook.csv", "report.md", "report.json"].map(|suffix| {
+        let mut name = stem.as_os_str().to_os_string();
+        name.push(format!(".{suffix}"));
+        PathBuf::from(name)
+    })
+}
+
+#[test]
+fn a_class_gets_its_gradebook_and_report_and_merged_shards_get_the_same() {
+    let course = class();
+    let results = course.root.join("out");
+    let whole = results.join("whole.json");
+    grade(&course, &whole, &[]);
+    let [gradebook, markdown, report] = derived(&results.join("whole"));
+    assert_eq!(
+        fs::read_to_string(&gradebook).unwrap(),
+        "student,901-passes (of 10),902-wrong-answer (of 10),total (of 20),complete\r\n\
+         ada,10,10,20,true\r\n\
+         bob,10,0,10,true\r\n\
+         cy,0,0,0,true\r\n\
+         dee,0,0,0,true\r\n"
+    );
+    let text = fs::read_to_string(&markdown).unwrap();
+    insta::assert_snapshot!(course.redact(&text));
+    let report_json = read_json(&report);
+    assert_eq!(report_json["submissions"], 4);
+    assert_eq!(report_json["unknown_folders"][0]["student"], "dee");
+    assert_eq!(
+        report_json["unknown_folders"][0]["meant"],
+        "902-wrong-answer"
+    );
+
+    for index in 1..=2 {
+        let shard = format!("{index}/2");
+        let file = results.join(format!("shard-{index}.json"));
+        grade(&course, &file, &["--shard", &shard]);
+    }
+    let merged = results.join("class.json");
+    let shards = [results.join("shard-1.json"), results.join("shard-2.json")];
+    let out = course.judge(&[
+        "grade",
+        "--merge",
+        arg(&shards[0]),
+        arg(&shards[1]),
+        "--out",
+        arg(&merged),
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.starts_with("merged 2 files into `"),
+        "{}",
+        out.stderr
+    );
+    let [merged_gradebook, merged_markdown, merged_report] = derived(&results.join("class"));
+    let read = |path: &Path| fs::read_to_string(path).unwrap();
+    assert_eq!(read(&merged_gradebook), read(&gradebook));
+    assert_eq!(read(&merged_markdown), read(&markdown));
+    assert_eq!(read_json(&merged_report), report_json);
+    let document = read_json(&merged);
+    assert_eq!(document["complete"], true);
+    assert_eq!(document["seed"], 7);
+    let whole_document = read_json(&whole);
+    let scores = |doc: &serde_json::Value| -> Vec<(String, f64)> {
+        doc["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().into(),
+                    s["score"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(scores(&document), scores(&whole_document));
+}
+
+#[test]
+fn a_merge_missing_a_shard_says_so_and_a_bad_file_changes_nothing() {
+    let course = class();
+    let results = course.root.join("out");
+    let first = results.join("shard-1.json");
+    grade(&course, &first, &["--shard", "1/2"]);
+    let merged = results.join("class.json");
+    let out = course.judge(&["grade", "--merge", arg(&first), "--out", arg(&merged)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "note: shard 2/2 is missing: its submissions are not in the merge, which says `\"complete\": false`"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(read_json(&merged)["complete"], false);
+
+    let bad = results.join("notes.json");
+    fs::write(&bad, "not json").unwrap();
+    let before = fs::read_to_string(&merged).unwrap();
+    let out = course.judge(&[
+        "grade",
+        "--merge",
+        arg(&first),
+        arg(&bad),
+        "--out",
+        arg(&merged),
+    ]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("is neither the judge's JSON nor JUnit results"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        fs::read_to_string(&merged).unwrap(),
+        before,
+        "nothing written"
+    );
+    let out = course.judge(&["grade", "--merge", arg(&first), "--out", arg(&first)]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr.contains("is one of the files merged"),
+        "{}",
+        out.stderr
+    );
+}
