@@ -179,9 +179,11 @@ fn expand_at(text: &str, dir: &Path, depth: usize, messages: &mut Vec<String>) -
                     // Included Markdown (an exercise's statement) becomes part
                     // of the page: its Rust blocks must be includes too.
                     let (path, _) = parse_args(&directive.args);
+                    let included_dir = included.parent().unwrap_or(dir);
                     messages.extend(
                         pasted_rust(&content)
                             .into_iter()
+                            .chain(mirrored(&content, included_dir))
                             .map(|m| format!("in the included `{path}`, {m}")),
                     );
                 }
@@ -220,46 +222,109 @@ fn resolve(directive: &Directive, dir: &Path) -> Result<(String, std::path::Path
     Ok((content, file))
 }
 
-/// Rust code blocks of `markdown` that hold pasted code instead of includes.
-///
-/// A block whose language is `rust` (with any attributes: `rust,ignore`) must
-/// hold nothing but include directives, so that every sample is a file cargo
-/// compiles. Other languages (`sh`, `console`, `text`) are free text.
-pub fn pasted_rust(markdown: &str) -> Vec<String> {
+/// One `rust` code block of a Markdown text.
+struct RustBlock {
+    /// The 1-based line of its opening fence.
+    line: usize,
+    /// Its code.
+    code: String,
+    /// The `FILE:ANCHOR` it mirrors, when a `<!-- mirrors FILE:ANCHOR -->`
+    /// comment is the line before it.
+    mirrors: Option<String>,
+}
+
+/// Every `rust` code block of `markdown` (with any attributes: `rust,ignore`).
+fn rust_blocks(markdown: &str) -> Vec<RustBlock> {
     use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
-    let mut messages = Vec::new();
-    let mut in_rust = false;
-    let mut body = String::new();
+    let mut blocks = Vec::new();
+    let mut current: Option<RustBlock> = None;
     for (event, range) in Parser::new(markdown).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
                 let lang = info.split([',', ' ', '\t']).next().unwrap_or("");
-                in_rust = lang == "rust";
-                body.clear();
-                if in_rust {
-                    body.push_str(&format!(
-                        "{}\n",
-                        markdown[..range.start].matches('\n').count() + 1
-                    ));
-                }
-            }
-            Event::Text(text) if in_rust => body.push_str(&text),
-            Event::End(TagEnd::CodeBlock) if in_rust => {
-                in_rust = false;
-                let (line, code) = body.split_once('\n').unwrap_or(("?", ""));
-                let pasted = code.lines().map(str::trim).find(|l| {
-                    !l.is_empty()
-                        && !FILE_DIRECTIVES
-                            .iter()
-                            .any(|d| l.starts_with(&format!("{{{{#{d} ")))
+                let before = &markdown[..range.start];
+                current = (lang == "rust").then(|| RustBlock {
+                    line: before.matches('\n').count() + 1,
+                    code: String::new(),
+                    mirrors: mirror_marker(before),
                 });
-                if let Some(first) = pasted {
-                    messages.push(format!(
-                        "line {line}: a `rust` code block holds pasted code (`{first}`); put it in a file cargo compiles and include it with `{{{{#include PATH:ANCHOR}}}}`"
-                    ));
+            }
+            Event::Text(text) => {
+                if let Some(block) = &mut current {
+                    block.code.push_str(&text);
                 }
             }
+            Event::End(TagEnd::CodeBlock) => blocks.extend(current.take()),
             _ => {}
+        }
+    }
+    blocks
+}
+
+/// The `FILE:ANCHOR` of a `<!-- mirrors FILE:ANCHOR -->` comment that is
+/// the last line of `before`.
+fn mirror_marker(before: &str) -> Option<String> {
+    let last = before.trim_end().lines().last()?.trim();
+    let inner = last.strip_prefix("<!-- mirrors ")?.strip_suffix("-->")?;
+    Some(inner.trim().to_string())
+}
+
+/// Rust code blocks of `markdown` that hold pasted code instead of includes.
+///
+/// A block whose language is `rust` (with any attributes: `rust,ignore`) must
+/// hold nothing but include directives, so that every sample is a file cargo
+/// compiles, or mirror a file's part ([`mirrored`]: a statement that must
+/// read well outside the book too). Other languages (`sh`, `console`,
+/// `text`) are free text.
+pub fn pasted_rust(markdown: &str) -> Vec<String> {
+    let mut messages = Vec::new();
+    for block in rust_blocks(markdown)
+        .into_iter()
+        .filter(|b| b.mirrors.is_none())
+    {
+        let pasted = block.code.lines().map(str::trim).find(|l| {
+            !l.is_empty()
+                && !FILE_DIRECTIVES
+                    .iter()
+                    .any(|d| l.starts_with(&format!("{{{{#{d} ")))
+        });
+        if let Some(first) = pasted {
+            messages.push(format!(
+                "line {}: a `rust` code block holds pasted code (`{first}`); put it in a file cargo compiles and include it with `{{{{#include PATH:ANCHOR}}}}`",
+                block.line
+            ));
+        }
+    }
+    messages
+}
+
+/// The mirrored blocks of `markdown` (in a file of the folder `dir`) that
+/// differ from what they mirror.
+///
+/// A Markdown file read outside the book as well as in it (an exercise's
+/// statement, which GitHub shows as it is, without mdBook's includes)
+/// holds the code itself, after a `<!-- mirrors FILE:ANCHOR -->` comment
+/// naming the file part it copies; the block must be exactly that part,
+/// which cargo compiles.
+pub fn mirrored(markdown: &str, dir: &Path) -> Vec<String> {
+    let mut messages = Vec::new();
+    for block in rust_blocks(markdown) {
+        let Some(args) = &block.mirrors else {
+            continue;
+        };
+        let directive = Directive {
+            span: 0..0,
+            name: "include".into(),
+            args: args.clone(),
+            line: block.line,
+        };
+        match resolve(&directive, dir) {
+            Ok((content, _)) if content.trim_end() == block.code.trim_end() => {}
+            Ok(_) => messages.push(format!(
+                "line {}: the block mirrors `{args}` and differs from it; copy that part of the file into the block again",
+                block.line
+            )),
+            Err(message) => messages.push(message),
         }
     }
     messages
@@ -324,5 +389,28 @@ mod tests {
         let messages = pasted_rust(pasted);
         assert_eq!(messages.len(), 1);
         assert!(messages[0].starts_with("line 3:"), "{}", messages[0]);
+    }
+
+    #[test]
+    fn a_mirrored_block_is_not_pasted_code_and_must_equal_its_part() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("api.rs"),
+            "// ANCHOR: api\npub fn f() {}\n// ANCHOR_END: api\n",
+        )
+        .unwrap();
+        let same = "text\n\n<!-- mirrors api.rs:api -->\n```rust,ignore\npub fn f() {}\n```\n";
+        assert!(pasted_rust(same).is_empty());
+        assert!(mirrored(same, dir.path()).is_empty());
+        let stale = same.replace("pub fn f() {}", "pub fn g() {}");
+        let messages = mirrored(&stale, dir.path());
+        assert_eq!(
+            messages,
+            [
+                "line 4: the block mirrors `api.rs:api` and differs from it; copy that part of the file into the block again"
+            ]
+        );
+        let nowhere = same.replace("api.rs:api", "gone.rs:api");
+        assert!(mirrored(&nowhere, dir.path())[0].contains("does not exist"));
     }
 }

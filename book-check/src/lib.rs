@@ -127,6 +127,7 @@ pub fn check_file(src: &Path, file: &Path, planned: &BTreeSet<PathBuf>) -> Vec<P
         Err(e) => return vec![problem(format!("cannot read it: {e}"))],
     };
     let mut messages = include::pasted_rust(&raw);
+    messages.extend(include::mirrored(&raw, file.parent().unwrap_or(src)));
     let expanded = include::expand(&raw, file.parent().unwrap_or(src), &mut messages);
     messages.extend(links::check(src, file, &expanded, planned));
     messages.into_iter().map(problem).collect()

@@ -219,7 +219,12 @@ fn gate(device: &Device, s: &Stream) -> Result<()> {
             .fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         format!("{lo:.3}–{hi:.3} ms")
     };
-    println!("7. the gate: behind a 20 ms kernel, 20 repetitions, time to return");
+    println!(
+        "7. which calls wait: each timed behind a 20 ms kernel queued first (a gate), 20 times;"
+    );
+    println!(
+        "   a call that only queues returns at once, one that waits takes the rest of the gate"
+    );
     println!(
         "   32 launches {}; pinned D2H {}; pageable D2H {}\n",
         range(&launches),

@@ -21,10 +21,10 @@ use crate::files::{paths_hash, write_if_changed};
 use crate::manifest::Exercise;
 use crate::role::Role;
 use crate::sandbox::{Grant, Kind as GrantKind, Sandbox};
+use crate::ticker::{Shown, Ticker};
 use anyhow::{Context, Result, bail};
 use cargo_metadata::Message;
 use cargo_metadata::diagnostic::DiagnosticLevel;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -303,8 +303,8 @@ pub(crate) fn manifest(course: &Course, spec: &Spec) -> Result<String> {
     ))
 }
 
-/// Builds the harness of `spec` in release mode in `sandbox`, showing a
-/// spinner on a terminal, within `limit` of wall time (the sandbox's build
+/// Builds the harness of `spec` in release mode in `sandbox`, showing
+/// that it runs as `shown` says ([`crate::ticker`]), within `limit` of wall time (the sandbox's build
 /// time limit, or less: what is left of a submission's budget). Past it,
 /// cargo and everything it started (the compiler evaluating a constant that
 /// never ends, say) are killed, sandbox or not, and the build is a compile
@@ -313,7 +313,7 @@ pub(crate) fn build(
     course: &Course,
     spec: &Spec,
     sandbox: &Sandbox,
-    show_progress: bool,
+    shown: Shown,
     limit: Duration,
 ) -> Result<Built> {
     let manifest = generate(course, spec)?;
@@ -330,12 +330,7 @@ pub(crate) fn build(
         // has the course's, which the judge's cache has fetched.)
         fetch(&manifest)?;
     }
-    let spinner = show_progress.then(|| {
-        spinner(&format!(
-            "building {} with the judge's checks",
-            spec.package
-        ))
-    });
+    let ticker = Ticker::start(shown, &format!("{} with the judge's checks", spec.package));
     let started = std::time::Instant::now();
     let mut child = cargo_build(course, spec, &manifest, sandbox, limit)?;
     let watchdog = Watchdog::start(&child, limit);
@@ -346,17 +341,15 @@ pub(crate) fn build(
     let stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
     for message in Message::parse_stream(stdout) {
         let message = message.context("cannot read cargo's output")?;
-        if let (Some(s), Some(name)) = (&spinner, compiling(&message)) {
-            s.set_message(format!("compiling {name}"));
+        if let Some(name) = compiling(&message) {
+            ticker.finished(name);
         }
         read_cargo_message(message, &spec.package_name, &mut messages, &mut binary);
     }
     let status = child.wait().context("cargo did not finish")?;
     drop(watchdog);
     let mut stderr = errors.join().unwrap_or_default();
-    if let Some(s) = spinner {
-        s.finish_and_clear();
-    }
+    ticker.finish();
     if !status.success() && started.elapsed() >= limit {
         stderr = format!(
             "the build ran past its {} s limit and was stopped\n{stderr}",
@@ -518,11 +511,10 @@ fn fetch(manifest: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The crate one of cargo's messages is about, for the spinner.
+/// The crate one of cargo's messages says is done, for the ticker.
 fn compiling(message: &Message) -> Option<&str> {
     match message {
         Message::CompilerArtifact(artifact) => Some(&artifact.target.name),
-        Message::CompilerMessage(message) => Some(&message.target.name),
         _ => None,
     }
 }
@@ -553,16 +545,6 @@ fn read_cargo_message(
         }
         _ => {}
     }
-}
-
-fn spinner(message: &str) -> ProgressBar {
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{elapsed}]").expect("a valid template"),
-    );
-    bar.set_message(message.to_string());
-    bar.enable_steady_tick(Duration::from_millis(100));
-    bar
 }
 
 #[cfg(test)]

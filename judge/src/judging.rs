@@ -27,7 +27,7 @@ pub(crate) struct Options {
     /// folder above).
     pub(crate) checkers: Option<PathBuf>,
     /// Show a spinner while building.
-    pub(crate) progress: bool,
+    pub(crate) progress: crate::ticker::Shown,
     /// Where checks may write timelines and traces.
     pub(crate) artifacts: Option<PathBuf>,
     /// Whether the harness reads a read-only copy of the suite's snapshots

@@ -10,6 +10,24 @@ use anstyle::{AnsiColor, Style};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+/// Where the exercises run: the virtual GPU always, a real one when there
+/// is one, which checks the timings of the exercises whose manifest says so.
+fn backends(exercises: &[Exercise]) -> String {
+    let timed: Vec<String> = exercises
+        .iter()
+        .filter(|e| e.gpu)
+        .map(|e| e.id.to_string())
+        .collect();
+    let on_a_gpu = match timed.len() {
+        0 => "no exercise checks anything more there".to_string(),
+        n if n == exercises.len() => "every exercise's timings are checked there too".into(),
+        _ => format!("the timings of {} are checked there too", timed.join(", ")),
+    };
+    format!(
+        "every exercise runs on the virtual GPU (no GPU needed); on your NVIDIA GPU, when you have one, {on_a_gpu}"
+    )
+}
+
 /// The width of the progress bar, between its brackets.
 const BAR: usize = 30;
 
@@ -34,8 +52,8 @@ pub(crate) fn write(
     let chapter_w = width(&|e| chapter(e).chars().count(), "chapter");
     let head = Style::new().bold();
     let columns = format!(
-        "  {:<5} {:<title_w$} {:<chapter_w$} {:<10} {:<4} status",
-        "id", "title", "chapter", "difficulty", "gpu"
+        "  {:<5} {:<title_w$} {:<chapter_w$} {:<10} status",
+        "id", "title", "chapter", "difficulty"
     );
     writeln!(out, "{head}{columns}{head:#}")?;
     for e in exercises {
@@ -47,10 +65,9 @@ pub(crate) fn write(
         };
         let mark = if current == Some(e.id) { ">" } else { " " };
         let stars = "★".repeat(e.difficulty.into());
-        let gpu = if e.gpu { "yes" } else { "-" };
         writeln!(
             out,
-            "{mark} {:<5} {:<title_w$} {:<chapter_w$} {stars:<10} {gpu:<4} {style}{}{style:#}",
+            "{mark} {:<5} {:<title_w$} {:<chapter_w$} {stars:<10} {style}{}{style:#}",
             e.id,
             e.title,
             chapter(e),
@@ -62,6 +79,7 @@ pub(crate) fn write(
         .filter(|e| status(e) == Status::Passed)
         .count();
     writeln!(out)?;
+    writeln!(out, "{}", backends(exercises))?;
     writeln!(
         out,
         "progress: {} {done} of {} exercises passed",

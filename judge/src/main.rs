@@ -67,6 +67,7 @@ mod seal;
 mod starter;
 mod submission;
 mod text;
+mod ticker;
 mod usage;
 mod variant;
 

@@ -40,6 +40,7 @@ use crate::role::Role;
 use crate::sandbox::Sandbox;
 use crate::submission::{Prepared, Submission, prepare};
 use crate::text::{plain, relative};
+use crate::ticker::Shown;
 use crate::variant::{self, Materialized};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -249,7 +250,7 @@ pub(crate) struct Counts {
 struct Builder<'c, 'e> {
     course: &'c Course,
     out: &'c Path,
-    progress: bool,
+    progress: Shown,
     sandbox: &'c Sandbox,
     /// The judge's cache, which submissions' builds start from.
     cache: Option<Cache>,
@@ -263,7 +264,7 @@ pub(crate) fn build_all(
     course: &Course,
     submissions: &[Submission],
     out: &Path,
-    progress: bool,
+    progress: Shown,
     sandbox: &Sandbox,
     events: &mut dyn FnMut(BuildEvent<'_>),
 ) -> Result<Counts> {

@@ -1,5 +1,6 @@
 //! Reports: what a run found, as data, and as text for a person.
 
+use crate::book::Book;
 use crate::manifest::Exercise;
 use anstyle::{AnsiColor, Style};
 use judge_harness::{Artifact, CheckInfo, Outcome};
@@ -253,7 +254,7 @@ const HEAD: Style = Style::new().bold();
 
 /// Writes `report` for a person: a line per check, and for each failure
 /// what was expected, what happened, where, and where the book explains it.
-pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn render(report: &ExerciseReport, book: &Book, out: &mut dyn Write) -> io::Result<()> {
     let backend = if report.backend.is_empty() {
         String::new()
     } else {
@@ -276,7 +277,7 @@ pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result
         }
         Stage::Checked { checks } => {
             for check in checks {
-                render_check(check, &report.waiting_for(check), out)?;
+                render_check(check, &report.waiting_for(check), book, out)?;
             }
         }
     }
@@ -285,7 +286,12 @@ pub(crate) fn render(report: &ExerciseReport, out: &mut dyn Write) -> io::Result
 }
 
 /// One check; `waiting` names the checks it requires that did not pass.
-fn render_check(check: &CheckReport, waiting: &[&str], out: &mut dyn Write) -> io::Result<()> {
+fn render_check(
+    check: &CheckReport,
+    waiting: &[&str],
+    book: &Book,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let info = &check.info;
     if check.outcome.passed() {
         writeln!(
@@ -337,7 +343,11 @@ fn render_check(check: &CheckReport, waiting: &[&str], out: &mut dyn Write) -> i
         Outcome::NotRun => writeln!(out, "      not run: the time limit had passed")?,
         Outcome::Passed => {}
     }
-    writeln!(out, "      {DIM}explained in: {}{DIM:#}", info.section)
+    writeln!(
+        out,
+        "      {DIM}explained in: {}{DIM:#}",
+        book.place(&info.section)
+    )
 }
 
 fn render_output(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()> {

@@ -151,12 +151,15 @@ fn at_step(failure: Failure, seed: u64, step: usize, op: &str, a: &Sim) -> Failu
         .iter()
         .map(|s| {
             format!(
-                "\n  {:?} segment of {} at {:#x} for stream {}: {} blocks",
+                "\n  {:?} segment of {} at {:#x} for stream {}: {}",
                 s.pool,
                 bytes(s.size),
                 s.base,
                 s.stream.0,
-                s.blocks.len()
+                match s.blocks.len() {
+                    1 => "1 block".to_string(),
+                    n => format!("{n} blocks"),
+                }
             )
         })
         .collect();

@@ -9,15 +9,15 @@ use crate::exit;
 use crate::prebuilt::{self, BuildEvent};
 use crate::sandbox::Sandbox;
 use crate::submission;
+use crate::ticker::Shown;
 use anyhow::Result;
-use std::io::IsTerminal;
 use std::path::Path;
 
 /// Builds the harnesses; says each on stderr and the counts on stdout.
 pub(crate) fn build(root: Option<&Path>, args: &BuildArgs) -> Result<u8> {
     let course = Course::open(root)?;
     let submissions = submission::submissions(&args.who.whose())?;
-    let progress = std::io::stderr().is_terminal();
+    let progress = Shown::on_stderr();
     let sandbox = Sandbox::new(args.sandbox.config());
     let counts = prebuilt::build_all(
         &course,

@@ -13,8 +13,9 @@ use crate::judging::Options;
 use crate::prebuilt::Index;
 use crate::sandbox::Sandbox;
 use crate::submission;
+use crate::ticker::Shown;
 use anyhow::{Result, bail};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// Grades the submissions `args` names; writes and summarizes the results.
@@ -40,7 +41,7 @@ pub(crate) fn grade(root: Option<&Path>, args: &GradeArgs) -> Result<u8> {
     let options = Options {
         backend: args.options.backend.into(),
         prebuilt: None,
-        progress: std::io::stderr().is_terminal(),
+        progress: Shown::on_stderr(),
         artifacts: None,
         seal_snapshots: true,
         sandbox,

@@ -1,14 +1,15 @@
 //! `judge run ID`: one exercise, the learner's crate or the solution.
 
+use crate::book::Book;
 use crate::cli::RunArgs;
 use crate::course::Course;
 use crate::exit;
 use crate::judging::{Options, judge_learner};
 use crate::report::render;
 use crate::sandbox::Sandbox;
+use crate::ticker::Shown;
 use anyhow::Result;
 use judge_harness::Artifact;
-use std::io::IsTerminal;
 use std::path::Path;
 
 /// Runs the exercise and prints the report; the exit code says whether it passed.
@@ -20,7 +21,7 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
     let options = Options {
         backend: args.options.backend.into(),
         prebuilt: args.options.prebuilt.clone(),
-        progress: std::io::stderr().is_terminal(),
+        progress: Shown::on_stderr(),
         // Only a timeline or a trace asked for is drawn: on a real GPU that
         // times every operation with events (see `Ctx::device`).
         artifacts: (args.timeline.is_some() || args.trace.is_some()).then(|| artifacts.clone()),
@@ -32,7 +33,7 @@ pub(crate) fn run(root: Option<&Path>, args: &RunArgs) -> Result<u8> {
         deadline: None,
     };
     let report = judge_learner(&course, &exercise, args.solution, &options)?;
-    render(&report, &mut anstream::stdout())?;
+    render(&report, &Book::of(&course.root), &mut anstream::stdout())?;
     let timeline = first_timeline(&report.artifacts, &artifacts);
     copy_artifact(timeline.map(|(svg, _)| svg), args.timeline.as_deref())?;
     copy_artifact(timeline.map(|(_, json)| json), args.trace.as_deref())?;

@@ -9,6 +9,7 @@ use crate::judging::Options;
 use crate::manifest::Exercise;
 use crate::sandbox::Sandbox;
 use crate::starter;
+use crate::ticker::Shown;
 use anstyle::{AnsiColor, Style};
 use anyhow::Result;
 use std::io::Write;
@@ -38,7 +39,7 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
     let options = Options {
         backend: args.options.backend.into(),
         prebuilt: args.options.prebuilt.clone(),
-        progress: false,
+        progress: Shown::on_stderr(),
         artifacts: None,
         seal_snapshots: false,
         sandbox: Sandbox::new(args.options.sandbox.config()),

@@ -18,6 +18,7 @@
 mod files;
 mod keys;
 
+use crate::book::Book;
 use crate::cli::WatchArgs;
 use crate::course::Course;
 use crate::exit;
@@ -28,6 +29,7 @@ use crate::progress::{self, Status};
 use crate::report::render;
 use crate::sandbox::{Config as SandboxConfig, Sandbox};
 use crate::starter;
+use crate::ticker::Shown;
 use anyhow::Result;
 use files::{counts, start_watcher};
 use keys::{Action, Key, SingleKeys, action};
@@ -246,7 +248,7 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
     }
     let options = Options {
         backend: args.backend.into(),
-        progress: std::io::stderr().is_terminal(),
+        progress: Shown::on_stderr(),
         sandbox: Sandbox::new(SandboxConfig::default()),
         ..Options::default()
     };
@@ -257,7 +259,7 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
         .and_then(|exercise| judge_learner(course, &exercise, false, &options));
     match judged {
         Ok(report) => {
-            render(&report, &mut out)?;
+            render(&report, &Book::of(&course.root), &mut out)?;
             Ok(report.passed())
         }
         Err(err) => {
