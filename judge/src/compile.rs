@@ -366,8 +366,32 @@ pub(crate) fn build(
         }
         (true, None) => bail!("cargo built `{}` but reported no binary", spec.package_name),
         (false, _) if messages.is_empty() => Ok(Built::CompileError(stderr)),
-        (false, _) => Ok(Built::CompileError(messages.join("\n"))),
+        (false, _) => Ok(Built::CompileError(explain_api(spec, messages.join("\n")))),
     }
+}
+
+/// A compile error in the judge's own code that calls the learner's crate
+/// (the bridge, or the check suite built with it) means that the crate
+/// lacks an item of the exercise's public API, or changed its signature:
+/// `log` with a first line saying so, since the errors name the judge's
+/// files, not the learner's.
+fn explain_api(spec: &Spec, log: String) -> String {
+    let judges = [
+        &spec.bridge,
+        &spec.checks.parent().unwrap_or(&spec.checks).to_path_buf(),
+    ];
+    let in_judges_code = judges
+        .iter()
+        .any(|dir| log.contains(&format!("{}/", dir.display())));
+    if spec.kind == Kind::Checker || !in_judges_code {
+        return log;
+    }
+    format!(
+        "note: these errors are in the judge's code that calls your crate, not in yours: your \
+         crate lacks an item of the exercise's public API (the statement, `README.md`, \
+         lists it), or changed its name, its signature or its `pub`; put it back as the \
+         statement has it\n{log}"
+    )
 }
 
 /// What a checker is built from, for [`crate::fresh`] (its dependencies are
@@ -654,8 +678,11 @@ mod tests {
             compiled.extend(compiling(&message).map(str::to_string));
             read_cargo_message(message, "harness-101-exercise", &mut messages, &mut binary);
         }
-        assert_eq!(compiled.len(), 5, "every line but the last is cargo's");
-        assert_eq!(compiled[4], "gpu");
+        assert_eq!(
+            compiled,
+            ["harness-101-exercise", "gpu"],
+            "the crates cargo finished, not those it has messages about"
+        );
         assert_eq!(
             messages,
             [

@@ -49,8 +49,8 @@ enum Signal {
     /// The file watcher's changes, each once its file had been quiet for
     /// [`QUIET`], and when they arrived.
     Files(Instant, DebounceEventResult),
-    /// A key (or a line's first letter).
-    Key(Key),
+    /// A key (or a line's first letter), and when it was read.
+    Key(Key, Instant),
     /// Stdin ended.
     Closed,
 }
@@ -129,8 +129,9 @@ impl Session<'_> {
                 println!("{line}");
             }
             self.help(&exercise, passed, watcher.is_some());
+            let ready = Instant::now();
             loop {
-                match wait(self.receive, &crate_dir, watcher.is_none(), ran) {
+                match wait(self.receive, &crate_dir, watcher.is_none(), (ran, ready)) {
                     Action::Run => break,
                     Action::Hint => hints = show_hint(&exercise, hints),
                     Action::List => self.list(id)?,
@@ -199,7 +200,7 @@ impl Session<'_> {
         );
         let yes = loop {
             match self.receive.recv() {
-                Ok(Signal::Key(key)) => break key == Key::Char('y'),
+                Ok(Signal::Key(key, _)) => break key == Key::Char('y'),
                 Ok(Signal::Files(..)) => {}
                 Ok(Signal::Closed) | Err(_) => break false,
             }
@@ -271,21 +272,34 @@ fn run_once(course: &Course, args: &WatchArgs, id: u32, clear: bool) -> Result<b
 
 /// Waits for the next action: a run (after a change to the crate's files
 /// made after the run that began at `ran` began, or a key), or what a key
-/// asks for; stdin ending quits in manual mode.
-fn wait(receive: &Receiver<Signal>, crate_dir: &Path, manual: bool, ran: Instant) -> Action {
+/// asks for; stdin ending quits in manual mode. Keys read before `ready`
+/// (while the exercise ran, before its report) are dropped, but `q` still
+/// quits; files saved meanwhile count.
+fn wait(
+    receive: &Receiver<Signal>,
+    crate_dir: &Path,
+    manual: bool,
+    (ran, ready): (Instant, Instant),
+) -> Action {
     let mut changed = false;
-    // Keys pressed while the exercise ran are dropped (but `q` still quits);
-    // files saved meanwhile count.
+    let mut pressed = Vec::new();
     for signal in receive.try_iter() {
         match signal {
             Signal::Files(at, Ok(events)) => changed |= counts(&events, crate_dir, at, ran),
-            Signal::Key(key) if action(key) == Some(Action::Quit) => return Action::Quit,
+            Signal::Key(key, _) if action(key) == Some(Action::Quit) => return Action::Quit,
+            Signal::Key(key, at) if at >= ready => pressed.push(key),
             Signal::Closed if manual => return Action::Quit,
             _ => {}
         }
     }
     if changed {
         return Action::Run;
+    }
+    for key in pressed {
+        match action(key) {
+            Some(next) => return next,
+            None => println!("  {}", keys::KEYS),
+        }
     }
     loop {
         match receive.recv().ok() {
@@ -295,7 +309,7 @@ fn wait(receive: &Receiver<Signal>, crate_dir: &Path, manual: bool, ran: Instant
             }
             Some(Signal::Files(_, Ok(_))) => {}
             Some(Signal::Files(_, Err(err))) => eprintln!("note: the file watcher says: {err}"),
-            Some(Signal::Key(key)) => match action(key) {
+            Some(Signal::Key(key, _)) => match action(key) {
                 Some(next) => return next,
                 None => println!("  {}", keys::KEYS),
             },

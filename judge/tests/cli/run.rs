@@ -229,3 +229,22 @@ fn results_forged_in_the_results_file_itself_are_not_believed() {
     );
     assert!(!out.stdout.contains("not signed"), "{}", out.stdout);
 }
+
+/// A crate without an item of the exercise's API fails to build in the
+/// judge's own code (the bridge that calls it): the report says that the
+/// API is what is missing, before the compiler's errors.
+#[test]
+fn a_crate_missing_its_api_is_told_so_not_only_the_judges_errors() {
+    let course = Course::fixture();
+    let lib = course.root.join("exercises/902-wrong-answer/src/lib.rs");
+    std::fs::write(&lib, "//! My attempt, without `add`.\n").unwrap();
+    let out = course.judge(&["run", "902"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.contains(
+            "note: these errors are in the judge's code that calls your crate, not in yours: your crate lacks an item of the exercise's public API"
+        ),
+        "{}",
+        out.stdout
+    );
+}

@@ -115,14 +115,20 @@ pub(super) fn spawn_reader(send: Sender<Signal>, single: bool) {
                     b'\n' | b'\r' => Key::Enter,
                     other => Key::Char(char::from(other).to_ascii_lowercase()),
                 };
-                if send.send(Signal::Key(key)).is_err() {
+                if send
+                    .send(Signal::Key(key, std::time::Instant::now()))
+                    .is_err()
+                {
                     return;
                 }
             }
         } else {
             for line in stdin.lock().lines() {
                 let Ok(line) = line else { break };
-                if send.send(Signal::Key(line_key(&line))).is_err() {
+                if send
+                    .send(Signal::Key(line_key(&line), std::time::Instant::now()))
+                    .is_err()
+                {
                     return;
                 }
             }
