@@ -222,6 +222,12 @@ pub(crate) struct VerifyArgs {
     /// nothing else. Run it after changing a starter, and commit the file.
     #[arg(long, conflicts_with = "ids")]
     pub(crate) record_starters: bool,
+    /// Write a class made from the course into DIR (a new folder), and
+    /// check nothing else: every solution, starter and known-wrong variant
+    /// in some student's submission, for a dry run of `judge grade`
+    /// (`DIR/CLASS.md` says who got what).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["ids", "record_starters"])]
+    pub(crate) write_class: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub(crate) options: RunOptions,
 }

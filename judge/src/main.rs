@@ -59,6 +59,7 @@ mod listing;
 mod manifest;
 mod prebuilt;
 mod progress;
+mod rehearsal;
 mod report;
 mod role;
 mod sandbox;

@@ -59,6 +59,22 @@ pub(crate) struct Variant {
     patch: Option<String>,
 }
 
+#[cfg(test)]
+impl Variant {
+    /// A variant of nothing but its name, for tests of who gets which.
+    pub(crate) fn named(name: &str) -> Self {
+        Self {
+            name: name.into(),
+            path: PathBuf::from(name),
+            mistake: String::new(),
+            fails: Vec::new(),
+            says: String::new(),
+            replaces: "src/lib.rs".into(),
+            patch: None,
+        }
+    }
+}
+
 /// The crate of a variant, or why it cannot be made.
 #[derive(Debug)]
 pub(crate) enum Materialized {

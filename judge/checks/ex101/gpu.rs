@@ -35,8 +35,9 @@ impl Driver for GpuDriver {
             }
             Some(segment) => {
                 self.problems.push(format!(
-                    "free_segment({addr:#x}, {bytes}) for a segment of {} bytes",
-                    segment.bytes()
+                    "free_segment({addr:#x}, {}) for a segment of {}",
+                    super::support::bytes(bytes),
+                    super::support::bytes(segment.bytes())
                 ));
                 self.segments.insert(addr, segment);
             }

@@ -258,8 +258,10 @@ fn check_tiling(s: &caching_allocator::SegmentInfo) -> Result<(), Failure> {
             "blocks that tile their segment: each starts where the previous ends, a positive multiple of 512 bytes",
             || {
                 format!(
-                    "in the segment at {:#x}, a block of {} bytes at {:#x} where one should start at {next:#x}",
-                    s.base, b.size, b.addr
+                    "in the segment at {:#x}, a block of {} at {:#x} where one should start at {next:#x}",
+                    s.base,
+                    bytes(b.size),
+                    b.addr
                 )
             },
         )?;
@@ -339,10 +341,11 @@ fn totals_rule(
     let off = |name: &str, got: usize, want: usize, rule: &str| {
         (got != want).then(|| {
             format!(
-                "{name} is {} where the snapshot sums to {} ({:+} bytes): {rule}",
+                "{name} is {} where the snapshot sums to {} ({} {}): {rule}",
                 bytes(got),
                 bytes(want),
-                got as i64 - want as i64
+                bytes(got.abs_diff(want)),
+                if got > want { "too many" } else { "too few" }
             )
         })
     };

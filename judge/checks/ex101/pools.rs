@@ -31,15 +31,22 @@ pub(super) fn rounds_requests_to_512(_: &Ctx) -> Result<(), Failure> {
                 "malloc({request}) rounds up to a multiple of 512 (at least 512) and takes the front of the small segment's free block"
             ),
         )
-        .because(|| rounding(request, block.size()))?;
+        .because(|| rounding(request, block.size(), SMALL_BUFFER - next))?;
         next += rounded;
     }
     Ok(())
 }
 
-/// Why `got` bytes are wrong for a request of `request` bytes.
-fn rounding(request: usize, got: usize) -> String {
+/// Why `got` bytes are wrong for a request of `request` bytes, taken from
+/// a free block of `free` bytes (the rest of the small segment).
+fn rounding(request: usize, got: usize, free: usize) -> String {
     let rule = "a request rounds up to the next multiple of 512 B, and to 512 B at least";
+    if got == free && free > request.max(1).next_multiple_of(512) {
+        return format!(
+            "it got the whole free block of {} (the rest of the 2 MiB small segment): the rounding may be right, but the free block was not split; a malloc takes the rounded size from the front of a larger free block and leaves the rest free (see allocator.md#split-and-merge)",
+            bytes(got)
+        );
+    }
     if request > 0 && request.is_multiple_of(512) && got > request {
         format!(
             "{request} B is already a multiple of 512 and keeps its size, yet it got {}: {rule}",

@@ -26,6 +26,15 @@ pub(crate) fn verify(root: Option<&Path>, args: &VerifyArgs) -> Result<u8> {
         );
         return Ok(exit::OK);
     }
+    if let Some(dir) = &args.write_class {
+        let students = crate::rehearsal::write(&course, dir)?;
+        println!(
+            "wrote a class of {students} students in `{}` (who got what: `CLASS.md` there); grade it with `judge grade --class {}`",
+            dir.display(),
+            dir.display()
+        );
+        return Ok(exit::OK);
+    }
     let mut chosen = Vec::new();
     for id in &args.ids {
         chosen.push(course.manifest.get(id)?.id);

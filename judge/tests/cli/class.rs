@@ -173,3 +173,66 @@ fn a_merge_missing_a_shard_says_so_and_a_bad_file_changes_nothing() {
         out.stderr
     );
 }
+
+/// `judge verify --write-class`: a class made from the course, each of its
+/// variants in one student's submission, then solutions, starters and
+/// exercises not started in turn, and a misnamed folder.
+#[test]
+fn a_class_written_from_the_course_holds_every_variant_once() {
+    let course = Course::fixture_with(&[901, 902]);
+    let variants = course.root.join("judge/variants/902");
+    fs::create_dir_all(&variants).unwrap();
+    for (name, body) in [("subtracts", "a - b"), ("multiplies", "a * b")] {
+        let text = format!(
+            "//! mistake: {name}\n//! fails: adds_small_numbers\n//! says: -1\n/// Adds, wrongly.\npub fn add(a: i32, b: i32) -> i32 {{\n    {body}\n}}\n"
+        );
+        fs::write(variants.join(format!("{name}.rs")), text).unwrap();
+    }
+    let class = course.root.parent().unwrap().join("rehearsal");
+    let out = course.judge(&["verify", "--write-class", arg(&class)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.starts_with("wrote a class of 50 students in `"),
+        "{}",
+        out.stdout
+    );
+    let lib = |student: &str| {
+        fs::read_to_string(
+            class
+                .join(student)
+                .join("exercises/902-wrong-answer/src/lib.rs"),
+        )
+        .ok()
+    };
+    assert!(
+        lib("student-01").unwrap().contains("a * b"),
+        "multiplies, first by name"
+    );
+    assert!(lib("student-02").unwrap().contains("a - b"));
+    let solution =
+        fs::read_to_string(course.root.join("solutions/902-wrong-answer/src/lib.rs")).unwrap();
+    let starter =
+        fs::read_to_string(course.root.join("exercises/902-wrong-answer/src/lib.rs")).unwrap();
+    assert_eq!(lib("student-03").as_deref(), Some(solution.as_str()));
+    assert_eq!(lib("student-04").as_deref(), Some(starter.as_str()));
+    assert_eq!(lib("student-06"), None, "not started");
+    assert!(
+        class.join("student-50/exercises/901-passe").is_dir(),
+        "the last student's first exercise is misnamed"
+    );
+    let table = fs::read_to_string(class.join("CLASS.md")).unwrap();
+    assert!(
+        table.contains("| student-01 | solution | `multiplies` |")
+            && table.contains("| student-50 | starter in `901-passe` | not started |"),
+        "{table}"
+    );
+    let again = course.judge(&["verify", "--write-class", arg(&class)]);
+    assert_eq!(again.code, 3, "{again:?}");
+    assert!(
+        again
+            .stderr
+            .contains("is not empty; write the class into a new folder"),
+        "{}",
+        again.stderr
+    );
+}
