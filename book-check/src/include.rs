@@ -222,8 +222,10 @@ fn resolve(directive: &Directive, dir: &Path) -> Result<(String, std::path::Path
     Ok((content, file))
 }
 
-/// One `rust` code block of a Markdown text.
-struct RustBlock {
+/// One fenced code block of a Markdown text.
+struct CodeBlock {
+    /// Its language, the first word of its info string (`rust`, `text`).
+    lang: String,
     /// The 1-based line of its opening fence.
     line: usize,
     /// Its code.
@@ -233,17 +235,18 @@ struct RustBlock {
     mirrors: Option<String>,
 }
 
-/// Every `rust` code block of `markdown` (with any attributes: `rust,ignore`).
-fn rust_blocks(markdown: &str) -> Vec<RustBlock> {
+/// Every fenced code block of `markdown`.
+fn code_blocks(markdown: &str) -> Vec<CodeBlock> {
     use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     let mut blocks = Vec::new();
-    let mut current: Option<RustBlock> = None;
+    let mut current: Option<CodeBlock> = None;
     for (event, range) in Parser::new(markdown).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
                 let lang = info.split([',', ' ', '\t']).next().unwrap_or("");
                 let before = &markdown[..range.start];
-                current = (lang == "rust").then(|| RustBlock {
+                current = Some(CodeBlock {
+                    lang: lang.to_string(),
                     line: before.matches('\n').count() + 1,
                     code: String::new(),
                     mirrors: mirror_marker(before),
@@ -258,6 +261,13 @@ fn rust_blocks(markdown: &str) -> Vec<RustBlock> {
             _ => {}
         }
     }
+    blocks
+}
+
+/// Every `rust` code block of `markdown` (with any attributes: `rust,ignore`).
+fn rust_blocks(markdown: &str) -> Vec<CodeBlock> {
+    let mut blocks = code_blocks(markdown);
+    blocks.retain(|b| b.lang == "rust");
     blocks
 }
 
@@ -305,10 +315,11 @@ pub fn pasted_rust(markdown: &str) -> Vec<String> {
 /// statement, which GitHub shows as it is, without mdBook's includes)
 /// holds the code itself, after a `<!-- mirrors FILE:ANCHOR -->` comment
 /// naming the file part it copies; the block must be exactly that part,
-/// which cargo compiles.
+/// which cargo compiles (or, in any language, a file that a program
+/// writes: a measurement the README shows).
 pub fn mirrored(markdown: &str, dir: &Path) -> Vec<String> {
     let mut messages = Vec::new();
-    for block in rust_blocks(markdown) {
+    for block in code_blocks(markdown) {
         let Some(args) = &block.mirrors else {
             continue;
         };
@@ -412,5 +423,19 @@ mod tests {
         );
         let nowhere = same.replace("api.rs:api", "gone.rs:api");
         assert!(mirrored(&nowhere, dir.path())[0].contains("does not exist"));
+    }
+
+    #[test]
+    fn a_mirrored_text_block_must_equal_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("times.txt"), "main job 159 s\n").unwrap();
+        let same = "<!-- mirrors times.txt -->\n```text\nmain job 159 s\n```\n";
+        assert!(mirrored(same, dir.path()).is_empty());
+        let retyped = same.replace("159", "150");
+        assert_eq!(mirrored(&retyped, dir.path()).len(), 1);
+        assert!(
+            mirrored("```text\nmain job 150 s\n```\n", dir.path()).is_empty(),
+            "a block without the comment is free text"
+        );
     }
 }

@@ -43,6 +43,21 @@ fn the_book_is_sound() {
     );
 }
 
+/// The README is read on GitHub, outside the book: its measured figures
+/// (what the first run costs) are blocks that mirror their measurement
+/// files, never retyped.
+#[test]
+fn the_readme_shows_its_measurements_as_measured() {
+    let root = repository();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains("<!-- mirrors benches/fresh-clone/after.txt -->"),
+        "the README lost its first-run figures"
+    );
+    let problems = book_check::include::mirrored(&readme, &root);
+    assert!(problems.is_empty(), "README.md: {problems:#?}");
+}
+
 #[test]
 fn the_sound_fixture_has_no_problems() {
     let problems = fixture("sound");

@@ -93,11 +93,23 @@ impl<'de> Deserialize<'de> for CallSite {
 /// leaking each distinct name once. Names come from other processes, a
 /// learner's among them, so the table is bounded: past [`INTERNED`]
 /// distinct names, or for a name longer than [`NAME_LIMIT`] bytes, the
-/// name reads as `<a name the judge did not keep>`.
+/// name reads as `<a name the judge did not keep>`. A name is kept as
+/// plain text: without control characters or the characters that reorder
+/// text (a right-to-left override in a file name would make a report's
+/// line read otherwise than it is).
 pub(crate) fn intern(name: String) -> &'static str {
     use std::collections::BTreeSet;
     use std::sync::Mutex;
     static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let shown = |c: &char| {
+        !c.is_control()
+            && !matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    let name = if name.chars().all(|c| shown(&c)) {
+        name
+    } else {
+        name.chars().filter(shown).collect()
+    };
     let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(known) = names.get(name.as_str()) {
         return known;
@@ -364,5 +376,19 @@ impl Trace {
     /// is hatched in red.
     pub fn to_svg(&self, options: &SvgOptions) -> String {
         svg::render(self, options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_read_back_is_kept_as_plain_text() {
+        let site: CallSite =
+            serde_json::from_str(r#"{"file":"src/\u202elib.rs\u0007","line":3,"column":1}"#)
+                .unwrap();
+        assert_eq!(site.file, "src/lib.rs");
+        assert_eq!(intern("src/lib.rs".into()), "src/lib.rs");
     }
 }

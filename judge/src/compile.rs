@@ -459,7 +459,11 @@ fn cargo_build(
     limit: Duration,
 ) -> Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
+    let cargo_home = crate::sandbox::cargo_home::for_builds(&course.scratch("cargo-home"))?;
     let mut command = cargo();
+    if let Some(home) = &cargo_home {
+        command.env("CARGO_HOME", home);
+    }
     command
         .args(["build", "--release", "--offline"])
         .arg("--message-format=json-diagnostic-rendered-ansi")
@@ -477,9 +481,11 @@ fn cargo_build(
     } else {
         fs_err::create_dir_all(&spec.home)?;
     }
+    let mut read = build_reads(course, spec);
+    read.extend(cargo_home);
     let grant = Grant {
         kind: GrantKind::Build,
-        read: build_reads(course, spec),
+        read,
         write: writes.to_vec(),
         home: spec.home.clone(),
         deadline: Some(limit),

@@ -409,7 +409,8 @@ fn read_events(text: &str, nonce: &str, run: &mut Execution) -> Option<String> {
                 ..
             } => {
                 in_flight = None;
-                run.outcomes.insert(check, (outcome, seconds));
+                run.outcomes
+                    .insert(check, (crate::text::clean_outcome(outcome), seconds));
             }
             Event::Done { .. } => {}
         }

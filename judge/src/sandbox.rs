@@ -24,6 +24,7 @@
 //! listed in one place, [`allowances`] (the CUDA driver's files among it).
 
 mod allowances;
+pub(crate) mod cargo_home;
 mod config;
 mod fs_rules;
 mod identity;

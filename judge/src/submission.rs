@@ -50,6 +50,10 @@ pub(crate) struct Submission {
     pub(crate) name: String,
     /// The folder, absolute.
     pub(crate) dir: PathBuf,
+    /// What the judge noticed about the entry itself, when a class folder's
+    /// entry is no folder (an archive left packed): it gets a row, nothing
+    /// in it graded, and this says why.
+    pub(crate) note: Option<String>,
 }
 
 impl Submission {
@@ -181,7 +185,39 @@ fn open(dir: &Path) -> Result<Submission> {
     Ok(Submission {
         name,
         dir: absolute,
+        note: None,
     })
+}
+
+/// An entry of a class folder that is no folder: a submission of nothing,
+/// whose note says what it is and what to do.
+fn stray(entry: &std::fs::DirEntry) -> Submission {
+    let name = entry.file_name().to_string_lossy().into_owned();
+    let what = match entry.metadata() {
+        Ok(meta) if meta.is_file() => {
+            let archive = [".zip", ".tar", ".tgz", ".gz", ".xz", ".7z"]
+                .iter()
+                .any(|x| name.to_lowercase().ends_with(x));
+            let size = meta.len();
+            match archive {
+                true => format!("an archive of {size} bytes, not unpacked"),
+                false => format!("a file of {size} bytes"),
+            }
+        }
+        Ok(_) => "neither a file nor a folder".to_string(),
+        Err(_) => "a link to nothing".to_string(),
+    };
+    Submission {
+        dir: std::path::absolute(entry.path()).unwrap_or_else(|_| entry.path()),
+        note: Some(format!(
+            "`{name}` in the class folder is {what}, not a submission folder: nothing in it was graded; a submission is a folder holding `exercises/` (unpack an archive into `{}/` and grade again)",
+            name.split('.')
+                .next()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("NAME")
+        )),
+        name,
+    }
 }
 
 /// Every submission folder of a class, in name order.
@@ -197,8 +233,13 @@ fn class_members(class: &Path) -> Result<Vec<Submission>> {
         let entry =
             entry.with_context(|| format!("cannot read the class folder `{}`", class.display()))?;
         let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if entry.path().is_dir() && !hidden {
+        if hidden {
+            continue;
+        }
+        if entry.path().is_dir() {
             members.push(open(&entry.path())?);
+        } else {
+            members.push(stray(&entry));
         }
     }
     if members.is_empty() {

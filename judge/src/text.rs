@@ -22,12 +22,72 @@ pub(crate) fn relative(text: &str, folder: &str) -> String {
     relative
 }
 
-/// `text` without ANSI escape sequences or other control characters (but
-/// newlines and tabs), as the compiler's colored messages need for a file.
+/// The most of one string of a check's outcome kept (an expected or actual
+/// value, a detail, a panic message), like the run's output: a student's
+/// code chooses them, and a results file holds every one.
+pub(crate) const MESSAGE_LIMIT: usize = 4 << 10;
+
+/// `text` without ANSI escape sequences, other control characters (but
+/// newlines and tabs) or the characters that reorder text (right-to-left
+/// overrides and isolates, which make a line read otherwise than it is):
+/// the one cleaning of every string a student's code or the compiler wrote,
+/// before any format shows it.
 pub(crate) fn plain(text: &str) -> String {
-    anstream::adapter::strip_str(text)
-        .to_string()
-        .replace(|c: char| c.is_control() && c != '\n' && c != '\t', "")
+    anstream::adapter::strip_str(text).to_string().replace(
+        |c: char| (c.is_control() && c != '\n' && c != '\t') || reorders(c),
+        "",
+    )
+}
+
+/// Whether `c` changes the direction text is shown in (Unicode's
+/// bidirectional formatting characters).
+fn reorders(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` cut to at most `limit` bytes (at a character's boundary), saying so.
+pub(crate) fn capped(mut text: String, limit: usize) -> String {
+    if text.len() <= limit {
+        return text;
+    }
+    let cut = (0..=limit)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    text.truncate(cut);
+    text.push_str(&format!(" [cut at {limit} bytes]"));
+    text
+}
+
+/// A string of a check's outcome as the judge keeps it: [`plain`], and at
+/// most [`MESSAGE_LIMIT`] bytes.
+pub(crate) fn clean(text: &str) -> String {
+    capped(plain(text), MESSAGE_LIMIT)
+}
+
+/// `outcome` with every string in it [`clean`]: what the judge keeps of an
+/// outcome it read, whoever wrote it.
+pub(crate) fn clean_outcome(outcome: judge_harness::Outcome) -> judge_harness::Outcome {
+    use judge_harness::Outcome;
+    match outcome {
+        Outcome::Failed {
+            expected,
+            actual,
+            site,
+            detail,
+        } => Outcome::Failed {
+            expected: clean(&expected),
+            actual: clean(&actual),
+            site,
+            detail: detail.as_deref().map(clean),
+        },
+        Outcome::Panicked { message, location } => Outcome::Panicked {
+            message: clean(&message),
+            location,
+        },
+        Outcome::Crashed { how } => Outcome::Crashed { how: clean(&how) },
+        other @ (Outcome::Passed | Outcome::TimedOut { .. } | Outcome::NotRun) => other,
+    }
 }
 
 #[cfg(test)]
@@ -40,6 +100,46 @@ mod tests {
         assert_eq!(
             relative(log, "101-x"),
             " --> exercises/101-x/src/lib.rs:4:7\n at `exercises/101-x/src/a.rs` 101-x/src/"
+        );
+    }
+
+    #[test]
+    fn text_that_reorders_itself_is_shown_as_written() {
+        // "access granted" written right to left over "denied".
+        let forged = "denied\u{202E}detnarg ssecca\u{202C} \u{2067}x\u{2069}\u{200F}";
+        assert_eq!(plain(forged), "denieddetnarg ssecca x");
+    }
+
+    #[test]
+    fn an_outcomes_strings_are_cleaned_and_capped() {
+        use judge_harness::Outcome;
+        let huge = "\u{1b}[31mA".repeat(2 * MESSAGE_LIMIT);
+        let cleaned = clean_outcome(Outcome::Failed {
+            expected: "5".into(),
+            actual: huge,
+            site: None,
+            detail: Some("\u{202E}x\u{7}".into()),
+        });
+        let Outcome::Failed { actual, detail, .. } = cleaned else {
+            panic!("still a failure")
+        };
+        assert!(actual.starts_with("AAAA") && !actual.contains('\u{1b}'));
+        assert!(
+            actual.ends_with(&format!("[cut at {MESSAGE_LIMIT} bytes]")),
+            "{actual}"
+        );
+        assert!(actual.len() < MESSAGE_LIMIT + 32);
+        assert_eq!(detail.as_deref(), Some("x"));
+        let panicked = clean_outcome(Outcome::Panicked {
+            message: "\u{1b}]0;title\u{7}boom\u{1b}[0m".into(),
+            location: None,
+        });
+        assert_eq!(
+            panicked,
+            Outcome::Panicked {
+                message: "boom".into(),
+                location: None
+            }
         );
     }
 

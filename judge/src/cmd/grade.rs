@@ -162,10 +162,13 @@ fn show(
                 budget.as_secs()
             ),
         },
-        GradeEvent::NoExercises(submission) => eprintln!(
-            "note: `{}` has no `exercises/` folder, so nothing in it is started (a class folder goes with `--class`)",
-            submission.dir.display()
-        ),
+        GradeEvent::NoExercises(submission) => match &submission.note {
+            Some(note) => eprintln!("note: {note}"),
+            None => eprintln!(
+                "note: `{}` has no `exercises/` folder, so nothing in it is started (a class folder goes with `--class`)",
+                submission.dir.display()
+            ),
+        },
         GradeEvent::Graded(result) => {
             if *shown > 0 {
                 writeln!(stdout)?;

@@ -146,6 +146,7 @@ fn solutions_as_a_submission(course: &Course) -> Result<Submission> {
     Ok(Submission {
         name: "the course's solutions".into(),
         dir,
+        note: None,
     })
 }
 

@@ -50,6 +50,9 @@ pub(crate) struct Submission {
     /// Folders of its `exercises/` that are no exercise.
     #[serde(default)]
     pub(crate) unknown_folders: Vec<Unknown>,
+    /// What the judge noticed about the entry itself (no folder).
+    #[serde(default)]
+    pub(crate) note: Option<String>,
     /// Every exercise of the course, in the manifest's order.
     pub(crate) exercises: Vec<Exercise>,
 }
@@ -205,6 +208,18 @@ pub(crate) struct Report {
     pub(crate) exercises: Vec<ExerciseReport>,
     /// Folders of students' `exercises/` that are no exercise.
     pub(crate) unknown_folders: Vec<UnknownFolder>,
+    /// Entries of the class folder that are no submission folder (an
+    /// archive left packed), each with what the judge noticed.
+    pub(crate) not_submissions: Vec<NotSubmission>,
+}
+
+/// An entry of the class folder that is no submission folder.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct NotSubmission {
+    /// Its name.
+    pub(crate) name: String,
+    /// What it is, and what to do.
+    pub(crate) note: String,
 }
 
 /// One exercise across the class.
@@ -287,6 +302,17 @@ pub(crate) fn report(results: &Results) -> Report {
             })
         })
         .collect();
+    let not_submissions = results
+        .submissions
+        .iter()
+        .filter_map(|s| {
+            let note = s.note.clone()?;
+            Some(NotSubmission {
+                name: s.name.clone(),
+                note,
+            })
+        })
+        .collect();
     Report {
         format: 1,
         submissions: results.submissions.len(),
@@ -294,6 +320,7 @@ pub(crate) fn report(results: &Results) -> Report {
         seed: results.seed,
         exercises,
         unknown_folders,
+        not_submissions,
     }
 }
 

@@ -25,6 +25,8 @@
 //!     "complete": true,             every exercise graded
 //!     "score": 12.5, "max_score": 30, "duration_s": 8.1,
 //!     "budget_s": 180.0,            the wall time its builds and checks could take in all
+//!     "note": "..." | null,         an entry of the class folder that is no folder (an
+//!                                   archive left packed): what it is; nothing was graded
 //!     "unknown_folders": [{"folder": "105-timeit", "meant": "105-time-it" | null}],
 //!                                   folders of its `exercises/` that are no exercise
 //!     "exercises": [{
@@ -84,6 +86,7 @@ struct SubmissionJson<'a> {
     max_score: u32,
     duration_s: f64,
     budget_s: Option<f64>,
+    note: Option<&'a str>,
     unknown_folders: Vec<UnknownJson<'a>>,
     exercises: Vec<ExerciseJson<'a>>,
 }
@@ -157,6 +160,7 @@ fn submission(result: &SubmissionResult) -> SubmissionJson<'_> {
         max_score: result.max_score(),
         duration_s: round(result.seconds()),
         budget_s: result.budget_s.map(round),
+        note: result.submission.note.as_deref(),
         unknown_folders: result
             .unknown_folders
             .iter()

@@ -40,6 +40,9 @@ pub(crate) fn render(grading: &Grading) -> String {
         for exercise in &submission.exercises {
             let mut suite = suite(&submission.submission.name, exercise);
             suite.add_properties(run_properties(grading, exercise));
+            if let Some(note) = &submission.submission.note {
+                suite.add_property(Property::new("note", note.as_str()));
+            }
             report.add_test_suite(suite);
         }
     }

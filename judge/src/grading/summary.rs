@@ -58,9 +58,11 @@ pub(crate) fn text(result: &SubmissionResult) -> String {
     text
 }
 
-/// A line per folder of the submission's `exercises/` that is no exercise.
+/// What the judge noticed about the submission: its entry's note (no
+/// folder), then a line per folder of its `exercises/` that is no exercise.
 fn unknown(result: &SubmissionResult) -> Vec<String> {
-    result
+    let note = result.submission.note.iter().cloned();
+    note.chain(result
         .unknown_folders
         .iter()
         .map(|(folder, meant)| match meant {
@@ -68,7 +70,7 @@ fn unknown(result: &SubmissionResult) -> Vec<String> {
                 "`exercises/{folder}` is no exercise of the course, and was not graded: is it `exercises/{meant}`?"
             ),
             None => format!("`exercises/{folder}` is no exercise of the course, and was not graded"),
-        })
+        }))
         .collect()
 }
 

@@ -139,11 +139,34 @@ pub(crate) fn has_nvidia(devices: &[PathBuf]) -> bool {
     })
 }
 
-/// The Rust toolchain: `CARGO_HOME` (cargo, the registry's sources),
+/// What a build may read of the grader's `CARGO_HOME`: the binaries (the
+/// `rustup` proxies) and the package caches, never the rest (its
+/// `credentials.toml`, its configuration: a build's `CARGO_HOME` is the
+/// judge's own, [`super::cargo_home`]).
+const CARGO_HOME_READ: &[&str] = &["bin", "registry", "git"];
+
+/// The grader's `CARGO_HOME`, as set or as cargo finds it.
+pub(crate) fn cargo_home() -> Option<PathBuf> {
+    toolchain_homes()
+        .into_iter()
+        .find(|(var, _)| *var == "CARGO_HOME")
+        .map(|(_, path)| path)
+}
+
+/// The Rust toolchain: the parts of `CARGO_HOME` in [`CARGO_HOME_READ`],
 /// `RUSTUP_HOME` (the toolchains), and the folders of `CARGO` and `RUSTC`
 /// when they name binaries elsewhere.
 fn toolchain() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = toolchain_homes().into_iter().map(|(_, p)| p).collect();
+    let mut paths: Vec<PathBuf> = toolchain_homes()
+        .into_iter()
+        .flat_map(|(var, path)| match var {
+            "CARGO_HOME" => CARGO_HOME_READ
+                .iter()
+                .flat_map(|part| as_given_and_resolved(path.join(part)))
+                .collect(),
+            _ => vec![path],
+        })
+        .collect();
     for binary in ["CARGO", "RUSTC"] {
         let toolchain = std::env::var_os(binary)
             .map(PathBuf::from)
@@ -152,6 +175,16 @@ fn toolchain() -> Vec<PathBuf> {
         paths.extend(toolchain);
     }
     paths
+}
+
+/// `path`, and where it is a symbolic link (a `CARGO_HOME` whose `bin/`
+/// links elsewhere), the path it resolves to as well: the sandbox makes
+/// each path reachable by its own name.
+fn as_given_and_resolved(path: PathBuf) -> Vec<PathBuf> {
+    match std::fs::canonicalize(&path) {
+        Ok(resolved) if resolved != path => vec![path, resolved],
+        _ => vec![path],
+    }
 }
 
 /// `/usr/local/cuda-12.8` and the like.

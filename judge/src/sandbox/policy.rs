@@ -145,14 +145,18 @@ fn is_cuda_run(kind: Kind, devices: &[PathBuf]) -> bool {
     kind == Kind::Run && allowances::has_nvidia(devices)
 }
 
-/// Variables a sandboxed process keeps: what cargo, the compiler, the `gpu`
-/// crate and the CUDA driver read. Never the rest of the grader's
-/// environment: student code reads its build's environment with `env!`, and
-/// a grader's may hold tokens.
+/// Variables a sandboxed process keeps, each by its whole name (never a
+/// prefix: a grader's `NVIDIA_API_KEY` or `CUDA_TOKEN` would pass one):
+/// what cargo, the compiler, the `gpu` crate and the CUDA driver read.
+/// Never the rest of the grader's environment: student code reads its
+/// build's environment with `env!`, and a grader's may hold tokens.
 const KEPT: &[&str] = &[
     "PATH",
     "LANG",
     "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
     "TERM",
     "NO_COLOR",
     "CLICOLOR",
@@ -161,6 +165,7 @@ const KEPT: &[&str] = &[
     "CARGO_TARGET_DIR",
     "CARGO_INCREMENTAL",
     "CARGO_TERM_COLOR",
+    "CARGO_BUILD_JOBS",
     "CARGO_ENCODED_RUSTFLAGS",
     "RUSTFLAGS",
     "RUSTC",
@@ -168,17 +173,22 @@ const KEPT: &[&str] = &[
     "RUST_BACKTRACE",
     "RUST_MIN_STACK",
     "LD_LIBRARY_PATH",
+    "GPU_BACKEND",
+    "GPU_CALIBRATION",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "CUDA_MODULE_LOADING",
+    "CUDA_CACHE_DISABLE",
+    "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES",
 ];
 
-/// Prefixes of the variables a sandboxed process keeps.
-const KEPT_PREFIXES: &[&str] = &[
-    "LC_",
-    "CARGO_BUILD_",
-    "CARGO_PROFILE_",
-    "GPU_",
-    "CUDA_",
-    "NVIDIA_",
-];
+/// Variables the judge itself sets on a sandboxed command, kept only then:
+/// insta's (they keep a snapshot from being accepted or written), `CI`, and
+/// `CARGO_HOME` (a build's is the judge's own: [`super::cargo_home`]).
+fn set_by_the_judge(key: &str) -> bool {
+    key.starts_with("INSTA_") || key == "CI" || key == "CARGO_HOME"
+}
 
 /// The environment `command` runs with in a sandbox whose writable home is
 /// `home`: the judge's own and the command's own settings, filtered, with
@@ -192,22 +202,19 @@ pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsSt
             None => vars.remove(key),
         };
     }
-    // Insta's variables as the judge set them on the command (the learner's
-    // own were removed there) are kept: they keep a snapshot from being
-    // accepted or written. Of the rest, only what `kept` allows.
-    let judges = |key: &OsStr| {
-        let key = key.to_string_lossy();
-        (key.starts_with("INSTA_") || key == "CI")
-            && command
-                .get_envs()
-                .any(|(k, v)| k == key.as_ref() && v.is_some())
-    };
+    // The judge's own settings on the command are kept (the learner's own
+    // of those names were removed there). Of the rest, only what `kept`
+    // allows.
+    let on_the_command = |key: &OsStr| command.get_envs().any(|(k, v)| k == key && v.is_some());
+    let judges = |key: &OsStr| set_by_the_judge(&key.to_string_lossy()) && on_the_command(key);
     let mut kept: Vec<(OsString, OsString)> = vars
         .into_iter()
         .filter(|(k, _)| kept(k) || judges(k))
         .collect();
     for (key, value) in allowances::toolchain_homes() {
-        kept.push((key.into(), value.into_os_string()));
+        if !on_the_command(OsStr::new(key)) {
+            kept.push((key.into(), value.into_os_string()));
+        }
     }
     kept.push(("HOME".into(), home.as_os_str().to_os_string()));
     kept.push(("TMPDIR".into(), home.as_os_str().to_os_string()));
@@ -216,8 +223,7 @@ pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsSt
 
 /// Whether a sandboxed process keeps the variable `key`.
 fn kept(key: &OsStr) -> bool {
-    let key = key.to_string_lossy();
-    KEPT.contains(&key.as_ref()) || KEPT_PREFIXES.iter().any(|p| key.starts_with(p))
+    KEPT.contains(&key.to_string_lossy().as_ref())
 }
 
 #[cfg(test)]
@@ -272,15 +278,17 @@ mod tests {
             "CARGO_REGISTRY_TOKEN",
             "AWS_SECRET_ACCESS_KEY",
             "INSTA_UPDATE",
+            "NVIDIA_API_KEY",
+            "CUDA_TOKEN",
+            "GPU_CLOUD_SECRET",
+            "LC_SECRET",
+            "CARGO_BUILD_TOKEN",
+            "CARGO_PROFILE_RELEASE_DEBUG",
+            "CARGO_HOME",
         ] {
             assert!(!kept(OsStr::new(key)), "{key}");
         }
-        for key in [
-            "PATH",
-            "GPU_BACKEND",
-            "CUDA_VISIBLE_DEVICES",
-            "CARGO_PROFILE_RELEASE_DEBUG",
-        ] {
+        for key in ["PATH", "GPU_BACKEND", "CUDA_VISIBLE_DEVICES", "LC_ALL"] {
             assert!(kept(OsStr::new(key)), "{key}");
         }
         let mut command = Command::new("true");
@@ -303,5 +311,14 @@ mod tests {
             "the judge's insta setting"
         );
         assert_eq!(get("INSTA_FORCE_PASS"), None);
+        let mut build = Command::new("cargo");
+        build.env("CARGO_HOME", "/judge/cargo-home");
+        let env = environment(&build, Path::new("/scratch/home"));
+        let homes: Vec<_> = env.iter().filter(|(k, _)| k == "CARGO_HOME").collect();
+        assert_eq!(
+            homes,
+            [&("CARGO_HOME".into(), "/judge/cargo-home".into())],
+            "a build's cargo home is the judge's, once"
+        );
     }
 }

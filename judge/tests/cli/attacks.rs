@@ -90,13 +90,24 @@ fn grade(course: &Course, alone: bool) -> Graded {
 /// the exit code, the honest student's full marks.
 #[track_caller]
 fn grade_with(course: &Course, alone: bool, more: &[&str]) -> Graded {
+    grade_env(course, alone, more, &[])
+}
+
+/// [`grade_with`], with more variables in the judge's environment.
+#[track_caller]
+fn grade_env(
+    course: &Course,
+    alone: bool,
+    more: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Graded {
     let honest = course.class.join("b-honest/exercises").join(FOLDER);
     copy_marked(&course.root.join("solutions").join(FOLDER), &honest, &[]);
     let before = course.digest();
     let file = results_file(course);
     let mut args = vec!["grade", "--class", arg(&course.class), "--out", arg(&file)];
     args.extend(more);
-    let out = course.judge_within(&args, LIMIT, alone);
+    let out = course.judge_within_env(&args, LIMIT, alone, env);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(course.digest() == before, "the course changed");
     let results = read_json(&file);
@@ -465,4 +476,137 @@ fn a_submission_that_sleeps_in_every_exercise_costs_its_budget_not_every_limit()
         took > 2.0 * 3.0 * 4.0,
         "without a budget, every call sleeps: {took} s"
     );
+}
+
+/// Everything of a graded class a person or a script reads: the results,
+/// the judge's output, the gradebook and the report beside the results.
+fn everything_written(graded: &Graded) -> String {
+    let mut all = format!("{}\n{}\n", graded.out.stdout, graded.out.stderr);
+    let dir = graded.file.parent().unwrap();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        all.push_str(&String::from_utf8_lossy(
+            &std::fs::read(entry.path()).unwrap(),
+        ));
+    }
+    all
+}
+
+/// The grader's environment holds tokens (a cloud's `NVIDIA_API_KEY`, a
+/// `CUDA_TOKEN`); the attacker prints them at build and at run time. The
+/// sandbox passes variables by their whole names only, so none reaches the
+/// student's code; with the old prefixes (`NVIDIA_`, `CUDA_`) both leaked.
+#[test]
+fn the_graders_environment_stays_out_of_the_students_build_and_run() {
+    let unique = unique();
+    let (nvidia, cuda) = (format!("nvapi-{unique}"), format!("cuda-{unique}"));
+    let course = class_with("reads-environment", &[]);
+    let env = [
+        ("NVIDIA_API_KEY", std::ffi::OsStr::new(&nvidia)),
+        ("CUDA_TOKEN", std::ffi::OsStr::new(&cuda)),
+    ];
+    let graded = grade_env(&course, false, &[], &env);
+    assert_eq!(graded.attacker()["status"], "failed", "its own `add` ran");
+    assert!(
+        said(&graded).contains("at build: None"),
+        "{}",
+        said(&graded)
+    );
+    let written = everything_written(&graded);
+    assert!(
+        !written.contains(&nvidia) && !written.contains(&cuda),
+        "{written}"
+    );
+}
+
+/// The grader's cargo home holds `credentials.toml` (where `cargo login`
+/// keeps a registry token); the attacker includes it at compile time. A
+/// build's cargo home is the judge's own (the package caches linked, no
+/// credentials), and the sandbox lets a build read only the real one's
+/// `bin/`, `registry/` and `git/`: the include fails, and nothing leaks.
+#[test]
+fn the_graders_cargo_credentials_are_out_of_the_students_reach() {
+    let unique = unique();
+    let token = format!("cio-token-{unique}");
+    let real = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
+    let graders = tempfile::tempdir().unwrap();
+    let home = graders.path().join("cargo-home");
+    std::fs::create_dir_all(&home).unwrap();
+    for part in ["bin", "registry", "git"] {
+        if real.join(part).exists() {
+            std::os::unix::fs::symlink(real.join(part), home.join(part)).unwrap();
+        }
+    }
+    std::fs::write(
+        home.join("credentials.toml"),
+        format!("[registry]\ntoken = \"{token}\"\n"),
+    )
+    .unwrap();
+    let course = class_with("reads-credentials", &[("@CARGO_HOME@", arg(&home))]);
+    let env = [("CARGO_HOME", home.as_os_str())];
+    let graded = grade_env(&course, false, &[], &env);
+    assert_eq!(
+        graded.attacker()["status"],
+        "compile_error",
+        "{}",
+        said(&graded)
+    );
+    let written = everything_written(&graded);
+    assert!(!written.contains(&token), "the token leaked:\n{written}");
+}
+
+/// A panic message is the student's text: terminal escapes (clear the
+/// screen, write in green), a right-to-left override, ten million bytes.
+/// Every format gets it cleaned and cut: no escape, no reordering, and a
+/// results file of a few kilobytes.
+#[test]
+fn a_deceiving_panic_message_is_shown_plain_and_short_in_every_format() {
+    let course = class_with("loud-panic", &[]);
+    let graded = grade(&course, false);
+    let mut written = vec![("json", everything_written(&graded))];
+    for (format, out) in [("junit", "junit/class.xml"), ("gradescope", "gradescope")] {
+        let out = course.root.parent().unwrap().join(out);
+        let args = [
+            "grade",
+            "--class",
+            arg(&course.class),
+            "--format",
+            format,
+            "--out",
+            arg(&out),
+        ];
+        let run = course.judge_within(&args, LIMIT, false);
+        assert_eq!(run.code, 0, "{run:?}");
+        let folder = if out.is_dir() {
+            out.clone()
+        } else {
+            out.parent().unwrap().to_path_buf()
+        };
+        let mut text = format!("{}\n{}\n", run.stdout, run.stderr);
+        for entry in walkdir::WalkDir::new(&folder)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+        {
+            text.push_str(&String::from_utf8_lossy(
+                &std::fs::read(entry.path()).unwrap(),
+            ));
+        }
+        written.push((format, text));
+    }
+    for (format, text) in written {
+        for bad in ['\u{1b}', '\u{202e}', '\u{202c}'] {
+            assert!(!text.contains(bad), "{format}: {bad:?} in what was written");
+        }
+        assert!(
+            text.contains("all checks passed"),
+            "{format}: the message is shown"
+        );
+        assert!(
+            text.len() < 1 << 20,
+            "{format}: {} bytes written",
+            text.len()
+        );
+    }
 }

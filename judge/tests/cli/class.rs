@@ -236,3 +236,75 @@ fn a_class_written_from_the_course_holds_every_variant_once() {
         again.stderr
     );
 }
+
+/// The instructor guide's worked example (`docs/class-dry-run/`: a class
+/// made by `judge verify --write-class` and graded) got the grades it was
+/// made for: in its gradebook, every solution has its exercise's points,
+/// every starter and every exercise not started none, every known-wrong
+/// variant fewer than all.
+#[test]
+fn the_dry_run_class_got_the_grades_it_was_made_for() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/class-dry-run");
+    let class = std::fs::read_to_string(dir.join("CLASS.md")).unwrap();
+    let gradebook = std::fs::read_to_string(dir.join("class.gradebook.csv")).unwrap();
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let header = class
+        .lines()
+        .find(|l| l.starts_with("| student |"))
+        .unwrap();
+    let ids = cells(header)[1..].to_vec();
+    let columns: Vec<String> = gradebook
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .map(String::from)
+        .collect();
+    let points = |student: &str, id: &str| -> (f64, f64) {
+        let row: Vec<&str> = gradebook
+            .lines()
+            .find(|l| l.starts_with(&format!("{student},")))
+            .unwrap_or_else(|| panic!("{student} has no row"))
+            .split(',')
+            .collect();
+        let column = columns
+            .iter()
+            .position(|c| c.starts_with(&format!("{id}-")))
+            .unwrap();
+        let of: f64 = columns[column]
+            .rsplit("(of ")
+            .next()
+            .unwrap()
+            .trim_end_matches(')')
+            .parse()
+            .unwrap();
+        (row[column].parse().unwrap(), of)
+    };
+    let mut seen = 0;
+    for line in class.lines().filter(|l| l.starts_with("| student-")) {
+        let row = cells(line);
+        for (id, part) in ids.iter().zip(&row[1..]) {
+            let (got, of) = points(&row[0], id);
+            match part.as_str() {
+                "solution" => assert_eq!(got, of, "{} {id}: a solution", row[0]),
+                "starter" | "not started" => assert_eq!(got, 0.0, "{} {id}: {part}", row[0]),
+                variant if variant.starts_with('`') => {
+                    assert!(
+                        got < of,
+                        "{} {id}: the variant {variant} got {got} of {of}",
+                        row[0]
+                    )
+                }
+                _ => {}
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 50 * 7, "only {seen} cells");
+}

@@ -554,3 +554,48 @@ fn folders_of_any_name_are_graded_and_none_stops_the_class() {
     expected.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(graded, expected);
 }
+
+/// An entry of the class folder that is no folder (an archive a student
+/// uploaded and nobody unpacked) gets a row with no point and a note that
+/// says what it is, in the results, the gradebook and the class report;
+/// the students after it are graded.
+#[test]
+fn an_entry_of_the_class_that_is_no_folder_gets_a_row_that_says_what_it_is() {
+    let course = Course::fixture_with(&[902]);
+    course.submit(
+        "b-honest",
+        &[("902-wrong-answer", "../solutions/902-wrong-answer")],
+    );
+    std::fs::write(course.class.join("ada.zip"), b"PK\x03\x04").unwrap();
+    let file = course.root.parent().unwrap().join("results/results.json");
+    let out = course.judge(&["grade", "--class", arg(&course.class), "--out", arg(&file)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("`ada.zip` in the class folder is an archive of 4 bytes, not unpacked"),
+        "{}",
+        out.stderr
+    );
+    let results = read_json(&file);
+    let rows: Vec<(&str, f64)> = results["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["score"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(rows, [("ada.zip", 0.0), ("b-honest", 10.0)]);
+    let note = results["submissions"][0]["note"].as_str().unwrap();
+    assert!(note.contains("unpack an archive into `ada/`"), "{note}");
+    assert!(results["submissions"][1]["note"].is_null());
+    let dir = file.parent().unwrap();
+    let gradebook = std::fs::read_to_string(dir.join("results.gradebook.csv")).unwrap();
+    assert!(
+        gradebook.lines().any(|l| l.starts_with("ada.zip,")),
+        "{gradebook}"
+    );
+    let report = std::fs::read_to_string(dir.join("results.report.md")).unwrap();
+    assert!(
+        report.contains("## Entries that are no submission\n\n- `ada.zip` in the class folder"),
+        "{report}"
+    );
+}

@@ -123,12 +123,24 @@ impl Course {
     /// it after `limit`, when its code is -1 and its stderr says so. With
     /// `alone`, no other test's judge runs meanwhile.
     pub(crate) fn judge_within(&self, args: &[&str], limit: Duration, alone: bool) -> Output {
+        self.judge_within_env(args, limit, alone, &[])
+    }
+
+    /// Like [`Course::judge_within`], with more environment variables.
+    pub(crate) fn judge_within_env(
+        &self,
+        args: &[&str],
+        limit: Duration,
+        alone: bool,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Output {
         use std::io::Read;
         use wait_timeout::ChildExt;
         let _shared = (!alone).then(|| SANDBOX_USER.read().unwrap_or_else(|e| e.into_inner()));
         let _alone = alone.then(|| SANDBOX_USER.write().unwrap_or_else(|e| e.into_inner()));
         let mut child = self
             .command(args)
+            .envs(env.iter().copied())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()

@@ -70,6 +70,12 @@ pub(crate) fn render(report: &Report) -> String {
             );
         }
     }
+    if !report.not_submissions.is_empty() {
+        let _ = writeln!(out, "\n## Entries that are no submission\n");
+        for entry in &report.not_submissions {
+            let _ = writeln!(out, "- {}", entry.note);
+        }
+    }
     out
 }
 
