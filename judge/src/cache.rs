@@ -97,14 +97,7 @@ pub(crate) fn ensure(course: &Course, spec: &Spec) -> Result<Cache> {
         )?;
     }
     let target = dir(course).join("target");
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    // The cargo home of the sandboxed builds that copy the cache: cargo
-    // finds the copies fresh only when the package sources are where they
-    // were.
-    if let Some(home) = crate::sandbox::cargo_home::for_builds(&course.scratch("cargo-home"))? {
-        cargo.env("CARGO_HOME", home);
-    }
-    let out = cargo
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["build", "--release", "--lib", "--quiet", "--manifest-path"])
         .arg(crate_dir.join("Cargo.toml"))
         .current_dir(&crate_dir)

@@ -157,10 +157,12 @@ pub(crate) struct SandboxArgs {
     /// build and run student code.
     #[arg(long, value_name = "UID:GID", default_value_t = User::NOBODY)]
     pub(crate) sandbox_user: User,
-    /// Data memory of each sandboxed process, in GiB.
+    /// Data memory of each sandboxed process, in GiB; where the sandbox has
+    /// a control group (`judge doctor` says), of all its processes together too.
     #[arg(long, value_name = "GIB", default_value_t = Limits::default().memory / GIB)]
     pub(crate) memory_limit: u64,
-    /// Processes and threads of the sandbox user.
+    /// Processes and threads of one sandbox where it has a control group
+    /// (`judge doctor` says), else of the sandbox user.
     #[arg(long, value_name = "N", default_value_t = Limits::default().processes)]
     pub(crate) process_limit: u64,
     /// The largest file a sandboxed process may write, in GiB.

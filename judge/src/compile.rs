@@ -332,7 +332,7 @@ pub(crate) fn build(
     }
     let ticker = Ticker::start(shown, &format!("{} with the judge's checks", spec.package));
     let started = std::time::Instant::now();
-    let mut child = cargo_build(course, spec, &manifest, sandbox, limit)?;
+    let (mut child, _scope) = cargo_build(course, spec, &manifest, sandbox, limit)?;
     let watchdog = Watchdog::start(&child, limit);
     let stderr = child.stderr.take().expect("piped");
     let errors = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
@@ -450,20 +450,17 @@ impl Drop for Watchdog {
 }
 
 /// Starts `cargo build` of the harness at `manifest` in the sandbox, in a
-/// process group of its own, with `limit` as the sandbox's deadline.
+/// process group of its own, with `limit` as the sandbox's deadline; with
+/// the sandbox's control groups, to keep until the build has ended.
 fn cargo_build(
     course: &Course,
     spec: &Spec,
     manifest: &Path,
     sandbox: &Sandbox,
     limit: Duration,
-) -> Result<std::process::Child> {
+) -> Result<(std::process::Child, Option<crate::sandbox::cgroup::Scope>)> {
     use std::os::unix::process::CommandExt;
-    let cargo_home = crate::sandbox::cargo_home::for_builds(&course.scratch("cargo-home"))?;
     let mut command = cargo();
-    if let Some(home) = &cargo_home {
-        command.env("CARGO_HOME", home);
-    }
     command
         .args(["build", "--release", "--offline"])
         .arg("--message-format=json-diagnostic-rendered-ansi")
@@ -481,24 +478,23 @@ fn cargo_build(
     } else {
         fs_err::create_dir_all(&spec.home)?;
     }
-    let mut read = build_reads(course, spec);
-    read.extend(cargo_home);
     let grant = Grant {
         kind: GrantKind::Build,
-        read,
+        read: build_reads(course, spec),
         write: writes.to_vec(),
         home: spec.home.clone(),
         deadline: Some(limit),
         as_user: spec.isolated,
     };
-    sandbox
-        .command(&command, &grant)
+    let (mut sandboxed, scope) = sandbox.command(&command, &grant);
+    let child = sandboxed
         .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .context("cannot run `cargo`; is the Rust toolchain installed? (`judge doctor` checks)")
+        .context("cannot run `cargo`; is the Rust toolchain installed? (`judge doctor` checks)")?;
+    Ok((child, scope))
 }
 
 /// What a build reads besides the system and the toolchain: the crate under

@@ -18,6 +18,7 @@
 
 mod insta;
 
+use crate::sandbox::cgroup::Scope;
 use crate::sandbox::{Grant, Kind, Sandbox};
 use anyhow::{Context, Result};
 use insta::{Snapshots, insta_env};
@@ -163,9 +164,15 @@ fn attempt(
         None => deadline,
     };
     let grant = grant(spec, &snapshots.folder, &home, own_deadline);
-    let (lockdown, agent) = match &spec.agent {
-        None => (spec.sandbox.lockdown(&grant), None),
-        Some(agent) => (None, Some(agent_launch(spec, agent, &grant)?)),
+    // The agents' control groups (one scope for every agent the checker
+    // starts) live until the run has ended; dropping them ends whatever
+    // an agent left behind.
+    let (lockdown, agent, _agent_scope) = match &spec.agent {
+        None => (spec.sandbox.lockdown(&grant), None, None),
+        Some(agent) => {
+            let (launch, scope) = agent_launch(spec, agent, &grant)?;
+            (None, Some(launch), scope)
+        }
     };
     let setup = Setup {
         nonce: nonce.clone(),
@@ -177,7 +184,7 @@ fn attempt(
         lockdown,
         agent,
     };
-    let (mut child, channel) = spawn(spec, &setup, &grant)?;
+    let (mut child, channel, _scope) = spawn(spec, &setup, &grant)?;
     let (out, err) = (
         drain(child.stdout.take(), OUTPUT_LIMIT),
         drain(child.stderr.take(), OUTPUT_LIMIT),
@@ -234,9 +241,13 @@ fn grant(spec: &RunSpec, snapshots: &Path, home: &Path, deadline: Instant) -> Gr
 
 /// How the checker starts the agent: the agent binary in the sandbox
 /// with `grant`, in its own home folder.
-fn agent_launch(spec: &RunSpec, agent: &Path, grant: &Grant) -> Result<AgentLaunch> {
-    let command = spec.sandbox.command(&Command::new(agent), grant);
-    Ok(AgentLaunch {
+fn agent_launch(
+    spec: &RunSpec,
+    agent: &Path,
+    grant: &Grant,
+) -> Result<(AgentLaunch, Option<Scope>)> {
+    let (command, scope) = spec.sandbox.command(&Command::new(agent), grant);
+    let launch = AgentLaunch {
         program: PathBuf::from(command.get_program()),
         args: command.get_args().map(OsString::from).collect(),
         clear_env: spec.sandbox.clears_environment(),
@@ -246,7 +257,8 @@ fn agent_launch(spec: &RunSpec, agent: &Path, grant: &Grant) -> Result<AgentLaun
             .collect(),
         dir: grant.home.clone(),
         lockdown: spec.sandbox.lockdown(grant),
-    })
+    };
+    Ok((launch, scope))
 }
 
 /// Starts the harness in the sandbox (or the checker outside it: it runs
@@ -254,7 +266,11 @@ fn agent_launch(spec: &RunSpec, agent: &Path, grant: &Grant) -> Result<AgentLaun
 /// end of a socket pair as its stdin, and sends the setup on the other;
 /// returns the child and what the channel will have carried when the
 /// harness (and all it started) ends.
-fn spawn(spec: &RunSpec, setup: &Setup, grant: &Grant) -> Result<(Child, Receiver<String>)> {
+fn spawn(
+    spec: &RunSpec,
+    setup: &Setup,
+    grant: &Grant,
+) -> Result<(Child, Receiver<String>, Option<Scope>)> {
     use std::os::unix::process::CommandExt;
     let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
     spec.sandbox.hand_over(&grant.home)?;
@@ -263,9 +279,9 @@ fn spawn(spec: &RunSpec, setup: &Setup, grant: &Grant) -> Result<(Child, Receive
     }
     let mut harness = Command::new(&spec.binary);
     insta_env(&mut harness, spec.suite.parent().unwrap_or(&spec.suite));
-    let mut command = match spec.agent {
+    let (mut command, scope) = match spec.agent {
         None => spec.sandbox.command(&harness, grant),
-        Some(_) => harness,
+        Some(_) => (harness, None),
     };
     // The command (which holds the harness's end of the channel) is dropped
     // once spawned, so that the channel ends when the harness does.
@@ -280,7 +296,7 @@ fn spawn(spec: &RunSpec, setup: &Setup, grant: &Grant) -> Result<(Child, Receive
     let mut line = serde_json::to_string(setup).expect("a setup serializes");
     line.push('\n');
     let _ = ours.write_all(line.as_bytes());
-    Ok((child, drain(Some(ours), CHANNEL_LIMIT)))
+    Ok((child, drain(Some(ours), CHANNEL_LIMIT), scope))
 }
 
 /// The output a drain thread read, waiting at most a second after the

@@ -15,6 +15,7 @@
 //! | system calls | seccomp: no ptrace, `process_vm_*`, `pidfd_getfd`, namespaces, mounts | [`syscalls`] |
 //! | network | a network namespace, or landlock's TCP rules (ABI 4) | [`namespaces`], [`fs_rules`] |
 //! | limits | `setrlimit`: memory, processes, file size, CPU time | [`limits`] |
+//! | control groups | a group per sandbox: its processes and memory counted together, and everything it started ended at once | [`cgroup`] |
 //! | user | as root: an unprivileged uid | [`identity`], [`mounts`] |
 //!
 //! Each layer degrades cleanly where the kernel lacks it. [`Sandbox::new`]
@@ -24,7 +25,7 @@
 //! listed in one place, [`allowances`] (the CUDA driver's files among it).
 
 mod allowances;
-pub(crate) mod cargo_home;
+pub(crate) mod cgroup;
 mod config;
 mod fs_rules;
 mod identity;
@@ -55,6 +56,9 @@ pub(crate) struct Sandbox {
     layers: Layers,
     /// The judge's own binary, which is the launcher; `None` when off.
     launcher: Option<PathBuf>,
+    /// The control groups sandboxes get theirs under (none where the
+    /// layer is not in force).
+    cgroups: cgroup::Hierarchies,
 }
 
 impl Default for Sandbox {
@@ -72,14 +76,23 @@ impl Sandbox {
     /// (found by running the launcher once).
     pub(crate) fn new(config: Config) -> Self {
         let launcher = std::env::current_exe().ok().filter(|_| config.enabled);
+        let omitted = policy::omitted_layers().iter().any(|l| l == "cgroup");
+        let mut cgroups = match (&launcher, omitted) {
+            (Some(_), false) => cgroup::Hierarchies::find(),
+            _ => cgroup::Hierarchies::default(),
+        };
         let layers = match &launcher {
-            Some(launcher) => probe(launcher, &config),
+            Some(launcher) => probe(launcher, &config, &cgroups),
             None => Layers::off(),
         };
+        if !layers.cgroup {
+            cgroups = cgroup::Hierarchies::default();
+        }
         Self {
             config,
             layers,
             launcher,
+            cgroups,
         }
     }
 
@@ -99,13 +112,24 @@ impl Sandbox {
     }
 
     /// `command`, made to run in the sandbox with `grant` (unchanged when
-    /// the sandbox is off). Set its standard streams and process group on
-    /// what this returns.
-    pub(crate) fn command(&self, command: &Command, grant: &Grant) -> Command {
+    /// the sandbox is off), and the sandbox's control groups: keep them
+    /// until it has ended, then drop them, which ends everything it started
+    /// ([`cgroup::Scope`]). Set its standard streams and process group on
+    /// the command this returns.
+    pub(crate) fn command(
+        &self,
+        command: &Command,
+        grant: &Grant,
+    ) -> (Command, Option<cgroup::Scope>) {
         let Some(launcher) = &self.launcher else {
-            return copy(command, command.get_program(), &[]);
+            return (copy(command, command.get_program(), &[]), None);
         };
-        let policy = grant.policy(self.config.limits, self.user());
+        let scope = self.cgroups.scope(&self.config.limits);
+        let mut policy = grant.policy(self.config.limits, self.user());
+        if let Some(scope) = &scope {
+            policy.cgroups = scope.dirs();
+            policy.processes_counted = self.cgroups.counts_processes();
+        }
         let json = serde_json::to_string(&policy).expect("a policy serializes");
         let launch = [
             SUBCOMMAND,
@@ -121,7 +145,7 @@ impl Sandbox {
         wrapped
             .env_clear()
             .envs(policy::environment(command, &grant.home));
-        wrapped
+        (wrapped, scope)
     }
 
     /// Whether [`Sandbox::command`] gives a command an environment of its
@@ -194,7 +218,7 @@ fn copy(command: &Command, program: &std::ffi::OsStr, before: &[std::ffi::OsStri
 
 /// What the launcher puts in place on this machine, as it reports with
 /// `--probe`; nothing in force when it cannot run.
-fn probe(launcher: &Path, config: &Config) -> Layers {
+fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Layers {
     let home = std::env::temp_dir();
     let grant = Grant {
         kind: Kind::Run,
@@ -204,15 +228,25 @@ fn probe(launcher: &Path, config: &Config) -> Layers {
         deadline: None,
         as_user: true,
     };
-    let policy = grant.policy(config.limits, Some(config.user));
+    let mut policy = grant.policy(config.limits, Some(config.user));
+    let scope = cgroups.scope(&config.limits);
+    if let Some(scope) = &scope {
+        policy.cgroups = scope.dirs();
+        policy.processes_counted = cgroups.counts_processes();
+    }
     let json = serde_json::to_string(&policy).expect("a policy serializes");
     let output = Command::new(launcher)
         .args([SUBCOMMAND, "--stage", "outer", "--probe", "--policy", &json])
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .output();
-    match output {
+    drop(scope);
+    let mut layers: Layers = match output {
         Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).unwrap_or_default(),
         _ => Layers::default(),
+    };
+    if layers.cgroup {
+        layers.cgroup_detail = Some(cgroups.describe());
     }
+    layers
 }

@@ -140,18 +140,11 @@ pub(crate) fn has_nvidia(devices: &[PathBuf]) -> bool {
 }
 
 /// What a build may read of the grader's `CARGO_HOME`: the binaries (the
-/// `rustup` proxies) and the package caches, never the rest (its
-/// `credentials.toml`, its configuration: a build's `CARGO_HOME` is the
-/// judge's own, [`super::cargo_home`]).
-const CARGO_HOME_READ: &[&str] = &["bin", "registry", "git"];
-
-/// The grader's `CARGO_HOME`, as set or as cargo finds it.
-pub(crate) fn cargo_home() -> Option<PathBuf> {
-    toolchain_homes()
-        .into_iter()
-        .find(|(var, _)| *var == "CARGO_HOME")
-        .map(|(_, path)| path)
-}
+/// `rustup` proxies), the package caches and cargo's configuration (which
+/// cargo must read), never the rest: not `credentials.toml`, where `cargo
+/// login` keeps a registry's token. The path stays the grader's own, so that
+/// cargo finds the judge's own builds of the same packages fresh.
+const CARGO_HOME_READ: &[&str] = &["bin", "registry", "git", "config.toml", "config"];
 
 /// The Rust toolchain: the parts of `CARGO_HOME` in [`CARGO_HOME_READ`],
 /// `RUSTUP_HOME` (the toolchains), and the folders of `CARGO` and `RUSTC`

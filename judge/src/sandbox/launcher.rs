@@ -20,7 +20,7 @@
 use crate::sandbox::layers::Layers;
 use crate::sandbox::policy::Policy;
 use crate::sandbox::{
-    SUBCOMMAND, fs_rules, identity, limits, mounts, namespaces, reaper, syscalls,
+    SUBCOMMAND, cgroup, fs_rules, identity, limits, mounts, namespaces, reaper, syscalls,
 };
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
@@ -71,6 +71,11 @@ pub(crate) fn launch(launch: Launch) -> Result<u8> {
 fn outer(mut launch: Launch) -> Result<u8> {
     let applied = &mut launch.applied;
     applied.root = nix::unistd::geteuid().is_root();
+    if !launch.policy.cgroups.is_empty() {
+        cgroup::join(&launch.policy.cgroups, false)
+            .context("cannot join the sandbox's control groups")?;
+        applied.cgroup = true;
+    }
     applied.subreaper = nix::sys::prctl::set_child_subreaper(true).is_ok();
     let policy = &launch.policy;
     // A `/proc` of its own needs the right to mount one: as root only.
@@ -93,11 +98,16 @@ fn outer(mut launch: Launch) -> Result<u8> {
         .spawn()
         .context("cannot start the sandbox")?;
     let status = wait(&mut child, deadline.map(|d| Instant::now() + d))?;
+    // Everything the target started, however it detached, ends here at
+    // once where the sandbox has a control group; the reaper then finds
+    // nothing left, or ends what it finds.
+    cgroup::end_work(&launch.policy.cgroups);
     reaper::kill_descendants();
     Ok(pass_on(status, entered.pid))
 }
 
 fn init(launch: &Launch) -> Result<u8> {
+    join_work(&launch.policy)?;
     if launch.policy.fresh_proc {
         mounts::fresh_proc().context("cannot mount a /proc of the pid namespace's own")?;
     }
@@ -112,11 +122,15 @@ fn init(launch: &Launch) -> Result<u8> {
 }
 
 fn inner(mut launch: Launch) -> Result<u8> {
+    join_work(&launch.policy)?;
     let (policy, applied) = (&launch.policy, &mut launch.applied);
     let own_user = applied.root || applied.user_namespace;
     if !policy.omits("limits") {
-        applied.process_limit =
-            limits::apply(&policy.limits, own_user).context("cannot set the limits")?;
+        // Where the control group counts the sandbox's processes, the
+        // per-user limit (shared by every sandbox of the user) is not set.
+        let per_user = own_user && !(applied.cgroup && policy.processes_counted);
+        let set = limits::apply(&policy.limits, per_user).context("cannot set the limits")?;
+        applied.process_limit = set || (applied.cgroup && policy.processes_counted);
         applied.limits = Some(policy.limits);
     }
     if let (true, Some(user), false) = (applied.root, policy.user, policy.omits("user")) {
@@ -147,6 +161,12 @@ fn inner(mut launch: Launch) -> Result<u8> {
         "cannot start `{}` in the sandbox: {error}",
         launch.program[0].to_string_lossy()
     )
+}
+
+/// Moves this stage (the one after outer, which stays in the scope) into
+/// the sandbox's `work` groups, where everything it starts stays.
+fn join_work(policy: &Policy) -> Result<()> {
+    cgroup::join(&policy.cgroups, true).context("cannot join the sandbox's control groups")
 }
 
 /// The command that runs `stage` next, with what this one knows.

@@ -37,6 +37,13 @@ pub(crate) struct Layers {
     /// That user kept `CAP_DAC_READ_SEARCH` (reads past the file modes).
     #[serde(default)]
     pub(crate) reads_past_modes: bool,
+    /// The launcher joined the sandbox's control groups.
+    #[serde(default)]
+    pub(crate) cgroup: bool,
+    /// How the control groups end and limit a sandbox, for a person (the
+    /// judge's, once the launcher joined them).
+    #[serde(default)]
+    pub(crate) cgroup_detail: Option<String>,
 }
 
 /// One layer, for a person.
@@ -98,6 +105,7 @@ impl Layers {
             row("system calls", self.seccomp, SECCOMP, "no seccomp here"),
             self.network(),
             self.limits(),
+            self.control_groups(),
             self.user(),
         ]
     }
@@ -183,6 +191,13 @@ impl Layers {
         }
     }
 
+    fn control_groups(&self) -> Layer {
+        match (&self.cgroup_detail, self.cgroup) {
+            (Some(detail), true) => row("cgroups", true, detail, ""),
+            _ => row("cgroups", false, "", NO_CGROUP),
+        }
+    }
+
     fn user(&self) -> Layer {
         match (self.root, self.user) {
             (true, Some(user)) => {
@@ -232,6 +247,11 @@ const SECCOMP: &str =
 const NO_LANDLOCK: &str =
     "the kernel has no landlock (Linux 5.13 or newer, with `landlock` in its `lsm=` list)";
 
+/// Why there are no control groups.
+const NO_CGROUP: &str = "no control group per sandbox (it needs the judge to be root and a \
+     cgroup file system it may write): the limits count each process alone, the process limit \
+     every process of the sandbox's user, and only the launcher ends what a sandbox started";
+
 /// Why the process limit is off without a user namespace.
 const NO_PROCESS_LIMIT: &str =
     "the process limit, which without a user namespace would count your other processes";
@@ -255,13 +275,24 @@ mod tests {
             root: true,
             user: Some(User::NOBODY),
             reads_past_modes: true,
+            cgroup: true,
+            cgroup_detail: Some("a control group per sandbox".into()),
             ..Layers::default()
         };
         assert!(layers.isolates_files());
         assert!(layers.rows().iter().all(|r| r.in_force));
         assert_eq!(
             layers.summary(),
-            "files, processes, signals, system calls, network, limits, user (all in force)"
+            "files, processes, signals, system calls, network, limits, cgroups, user (all in force)"
+        );
+        let joined_without_detail = Layers {
+            cgroup_detail: None,
+            ..layers
+        };
+        assert!(
+            joined_without_detail
+                .summary()
+                .ends_with("not in force: cgroups")
         );
     }
 
@@ -275,7 +306,7 @@ mod tests {
         assert!(!layers.isolates_files());
         assert_eq!(
             layers.summary(),
-            "processes, limits, user; not in force: files, signals, system calls, network"
+            "processes, limits, user; not in force: files, signals, system calls, network, cgroups"
         );
         assert!(Layers::off().rows().is_empty());
         assert!(Layers::off().summary().starts_with("off"));

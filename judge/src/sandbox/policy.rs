@@ -41,7 +41,7 @@ pub(crate) struct Policy {
     /// Milliseconds after which the launcher kills everything it started.
     pub(crate) deadline_ms: Option<u64>,
     /// Layers left out for a diagnosis (`pid`, `proc` (a CUDA run's own
-    /// `/proc`, and with it its pid namespace), `net`, `limits`, `user`,
+    /// `/proc`, and with it its pid namespace), `net`, `limits`, `cgroup`, `user`,
     /// `mounts`, `landlock`, `seccomp`, and `harness`: the harness's own
     /// landlock layer), from the judge's
     /// `JUDGE_SANDBOX_OMIT` (names separated by commas): for finding which
@@ -49,6 +49,15 @@ pub(crate) struct Policy {
     /// in force, and the layers report says so.
     #[serde(default)]
     pub(crate) omit: Vec<String>,
+    /// The sandbox's control groups ([`crate::sandbox::cgroup`]): the outer
+    /// stage joins each, the stage after it each one's `work` group.
+    #[serde(default)]
+    pub(crate) cgroups: Vec<PathBuf>,
+    /// Whether those groups count the sandbox's processes (a `pids`
+    /// controller): then no per-user process limit is set, which every
+    /// sandbox of the user would share.
+    #[serde(default)]
+    pub(crate) processes_counted: bool,
 }
 
 impl Policy {
@@ -59,7 +68,7 @@ impl Policy {
 }
 
 /// The layers `JUDGE_SANDBOX_OMIT` names.
-fn omitted_layers() -> Vec<String> {
+pub(crate) fn omitted_layers() -> Vec<String> {
     layers_named(std::env::var("JUDGE_SANDBOX_OMIT").ok().as_deref())
 }
 
@@ -135,6 +144,8 @@ impl Grant {
             fresh_proc: cuda_run,
             deadline_ms: self.deadline.map(|d| d.as_millis() as u64),
             omit: omitted_layers(),
+            cgroups: Vec::new(),
+            processes_counted: false,
         }
     }
 }
@@ -184,10 +195,9 @@ const KEPT: &[&str] = &[
 ];
 
 /// Variables the judge itself sets on a sandboxed command, kept only then:
-/// insta's (they keep a snapshot from being accepted or written), `CI`, and
-/// `CARGO_HOME` (a build's is the judge's own: [`super::cargo_home`]).
+/// insta's (they keep a snapshot from being accepted or written) and `CI`.
 fn set_by_the_judge(key: &str) -> bool {
-    key.starts_with("INSTA_") || key == "CI" || key == "CARGO_HOME"
+    key.starts_with("INSTA_") || key == "CI"
 }
 
 /// The environment `command` runs with in a sandbox whose writable home is
@@ -311,14 +321,5 @@ mod tests {
             "the judge's insta setting"
         );
         assert_eq!(get("INSTA_FORCE_PASS"), None);
-        let mut build = Command::new("cargo");
-        build.env("CARGO_HOME", "/judge/cargo-home");
-        let env = environment(&build, Path::new("/scratch/home"));
-        let homes: Vec<_> = env.iter().filter(|(k, _)| k == "CARGO_HOME").collect();
-        assert_eq!(
-            homes,
-            [&("CARGO_HOME".into(), "/judge/cargo-home".into())],
-            "a build's cargo home is the judge's, once"
-        );
     }
 }

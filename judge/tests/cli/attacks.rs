@@ -10,6 +10,9 @@
 //! * the course is exactly as it was;
 //! * `grade` exits 0, well within its time.
 //!
+//! The attacks share one file (over 400 lines) so that the four checks
+//! every one of them makes stay in one place.
+//!
 //! These need the sandbox's layers, which this CI machine has (landlock
 //! ABI 7, seccomp, user namespaces, root for the unprivileged user).
 
@@ -405,6 +408,7 @@ fn the_shared_build_cache_stays_the_judges() {
 #[test]
 fn a_constant_evaluated_forever_at_compile_time_is_stopped_at_the_build_limit() {
     let course = class_with("const-eval-never-ends", &[]);
+    warm(&course);
     let started = std::time::Instant::now();
     let graded = grade_with(&course, false, &["--build-timeout", "20"]);
     assert_verdict(
@@ -441,6 +445,7 @@ fn a_submission_that_sleeps_in_every_exercise_costs_its_budget_not_every_limit()
         copy_marked(&course.root.join("solutions").join(folder), &honest, &[]);
     }
     let file = course.root.join("results.json");
+    warm(&course);
     let run = |budget: &str| {
         let args = [
             "grade",
@@ -609,4 +614,65 @@ fn a_deceiving_panic_message_is_shown_plain_and_short_in_every_format() {
             text.len()
         );
     }
+}
+
+/// A chain of shells that re-fork in sessions of their own, graded with the
+/// layers of a machine with NVIDIA GPUs (no pid namespace there: the CUDA
+/// driver needs the machine's `/proc`): the sandbox's control group ends the
+/// whole chain when the run ends (cgroup v2's `cgroup.kill`, or v1's
+/// freezer), so nothing of it outlives the grading and the honest student
+/// after it builds and passes. Its process limit is the sandbox's own
+/// (`pids.max`), not the sandbox user's, which the chain would otherwise
+/// fill for every sandbox after it.
+#[test]
+fn a_re_forking_setsid_chain_ends_with_its_sandbox_without_a_pid_namespace() {
+    let unique = unique();
+    let course = class_with("setsid-chain", &[("@UNIQUE@", &unique)]);
+    let env = [("JUDGE_SANDBOX_OMIT", std::ffi::OsStr::new("pid"))];
+    let graded = grade_env(&course, true, &[], &env);
+    assert!(
+        said(&graded).contains("chain: started true"),
+        "{}",
+        said(&graded)
+    );
+    assert!(
+        graded.out.stderr.contains("cgroups")
+            || graded.results["sandbox"]["summary"]
+                .as_str()
+                .unwrap_or("")
+                .contains("cgroups"),
+        "the layer is named: {:#}",
+        graded.results["sandbox"]
+    );
+    assert_eq!(
+        processes_holding(&unique),
+        Vec::<String>::new(),
+        "a link of the chain outlived the grading"
+    );
+}
+
+/// Three children of the attacker each hold 800 MiB, under the 2 GiB limit
+/// each process has, over it together: the sandbox's control group counts
+/// them together, and the kernel ends one before all three have held their
+/// share. (With a limit per process alone, all three do.)
+#[test]
+fn memory_is_limited_for_the_sandbox_as_a_whole() {
+    let course = class_with("three-children", &[]);
+    let graded = grade_env(&course, true, &["--memory-limit", "2"], &[]);
+    let said = said(&graded);
+    let held: usize = said
+        .split("held: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the children ran: {said}"));
+    assert!(held < 3, "all three held their share: {said}");
+}
+
+/// Builds the judge's checks of `course` (its solutions, graded untimed),
+/// so that a test whose limits are tight times the student's build alone,
+/// whatever the shared target folder held before.
+fn warm(course: &Course) {
+    let out = course.judge_within(&["verify", "--backend", "virtual"], LIMIT, false);
+    assert!(out.code == 0 || out.code == 1, "{out:?}");
 }

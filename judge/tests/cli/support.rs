@@ -12,13 +12,14 @@ use std::time::Duration;
 static SANDBOX_USER: RwLock<()> = RwLock::new(());
 
 /// The sandbox's layers, in the order the judge lists them.
-pub(crate) const LAYERS: [&str; 7] = [
+pub(crate) const LAYERS: [&str; 8] = [
     "files",
     "processes",
     "signals",
     "system calls",
     "network",
     "limits",
+    "cgroups",
     "user",
 ];
 

@@ -1,0 +1,389 @@
+//! The control-group layer: every sandbox in control groups of its own,
+//! made by the judge (as root) under its own, so that limits hold for the
+//! sandbox as a whole and nothing it started outlives it.
+//!
+//! A sandbox's *scope* `judge-PID-N` holds the launcher's outer stage; its
+//! child `work` holds everything after it (the target and all it starts,
+//! however it detaches: `setsid`, a new process group, a double fork). Where
+//! the machine has them:
+//!
+//! * **cgroup v2** (`cgroup.kill`, Linux 5.14): the outer stage kills
+//!   `work` once the target has ended, and the judge kills the scope when it
+//!   is done with the sandbox, in one write each: no process escapes, and
+//!   none can fork faster than it is killed. Its `pids` and `memory`
+//!   controllers, when the judge's own group gives them to its children.
+//! * **cgroup v1** `pids` and `memory` (the controllers a hybrid machine
+//!   keeps in v1): the process limit (`pids.max`) and the memory limit
+//!   (`memory.limit_in_bytes`) for the sandbox as a whole, not per process
+//!   and not per user (which every sandbox shared). Its `freezer` kills
+//!   when there is no v2.
+//!
+//! Without root, or without a cgroup file system, the layer is not in force
+//! and the judge says so (`judge doctor`, every results format); the
+//! `setrlimit` limits stay.
+
+use crate::sandbox::config::Limits;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// The child group of a scope where the target runs.
+const WORK: &str = "work";
+
+/// How long the judge waits for a killed group to empty.
+const EMPTIED: Duration = Duration::from_secs(5);
+
+/// The control groups this judge may make its sandboxes' under: its own
+/// group in each hierarchy it can write.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Hierarchies {
+    /// The judge's own group in the v2 hierarchy, when it has `cgroup.kill`.
+    v2: Option<PathBuf>,
+    /// The v2 controllers the judge's group gives its children (`pids`, `memory`).
+    v2_controllers: Vec<String>,
+    /// The judge's own group in the v1 `pids` hierarchy.
+    pids: Option<PathBuf>,
+    /// The judge's own group in the v1 `memory` hierarchy.
+    memory: Option<PathBuf>,
+    /// The judge's own group in the v1 `freezer` hierarchy.
+    freezer: Option<PathBuf>,
+}
+
+impl Hierarchies {
+    /// What this machine offers the judge: none unless it is root.
+    pub(crate) fn find() -> Self {
+        if !nix::unistd::geteuid().is_root() {
+            return Self::default();
+        }
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        Self::from_tables(&mounts, &own, writable)
+    }
+
+    /// The hierarchies of a `mountinfo` and a `/proc/self/cgroup` table,
+    /// keeping the groups `usable` says may get children.
+    fn from_tables(mounts: &str, own: &str, usable: impl Fn(&Path) -> bool) -> Self {
+        let mut found = Self::default();
+        for line in mounts.lines() {
+            let Some((before, after)) = line.split_once(" - ") else {
+                continue;
+            };
+            let (Some(point), mut after) = (before.split(' ').nth(4), after.split(' ')) else {
+                continue;
+            };
+            let (fstype, options) = (after.next(), after.nth(1).unwrap_or(""));
+            let point = Path::new(point);
+            match fstype {
+                Some("cgroup2") => {
+                    let dir = group(point, own, |c| c.is_empty());
+                    if usable(&dir) && kills(&dir) {
+                        found.v2_controllers = controllers(&dir);
+                        found.v2 = Some(dir);
+                    }
+                }
+                Some("cgroup") => {
+                    for name in options.split(',') {
+                        let slot = match name {
+                            "pids" => &mut found.pids,
+                            "memory" => &mut found.memory,
+                            "freezer" => &mut found.freezer,
+                            _ => continue,
+                        };
+                        let dir = group(point, own, |c| c.split(',').any(|c| c == name));
+                        if usable(&dir) {
+                            *slot = Some(dir);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// Whether sandboxes get control groups here.
+    pub(crate) fn any(&self) -> bool {
+        self.v2.is_some() || self.freezer.is_some() || self.pids.is_some()
+    }
+
+    /// Whether the sandbox's processes are counted together (a `pids`
+    /// controller), so that the per-user process limit is not needed.
+    pub(crate) fn counts_processes(&self) -> bool {
+        self.pids.is_some() || self.v2_has("pids")
+    }
+
+    fn v2_has(&self, controller: &str) -> bool {
+        self.v2.is_some() && self.v2_controllers.iter().any(|c| c == controller)
+    }
+
+    /// The layer, for a person: how a sandbox is ended and limited.
+    pub(crate) fn describe(&self) -> String {
+        let ends = match (&self.v2, &self.freezer) {
+            (Some(_), _) => "cgroup v2's cgroup.kill ends everything a sandbox started",
+            (None, Some(_)) => {
+                "cgroup v1's freezer stops, then kills, everything a sandbox started"
+            }
+            (None, None) => "nothing ends what a sandbox started but its launcher",
+        };
+        let mut limits = Vec::new();
+        if self.counts_processes() {
+            limits.push("its processes");
+        }
+        if self.memory.is_some() || self.v2_has("memory") {
+            limits.push("its memory");
+        }
+        match limits.is_empty() {
+            true => format!(
+                "a control group per sandbox: {ends}; no pids or memory controller here, so the limits stay per process"
+            ),
+            false => format!(
+                "a control group per sandbox: {ends}; the limits count {} together",
+                limits.join(" and ")
+            ),
+        }
+    }
+
+    /// A scope for one sandbox, with `limits` for all of it; `None` when
+    /// the machine offers none or it cannot be made.
+    pub(crate) fn scope(&self, limits: &Limits) -> Option<Scope> {
+        if !self.any() {
+            return None;
+        }
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let name = format!(
+            "judge-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let parents = [&self.v2, &self.pids, &self.memory, &self.freezer];
+        let mut scope = Scope {
+            dirs: Vec::new(),
+            v2: None,
+            freezer: None,
+        };
+        for parent in parents.into_iter().flatten() {
+            let dir = parent.join(&name);
+            std::fs::create_dir(&dir).ok()?;
+            std::fs::create_dir(dir.join(WORK)).ok()?;
+            scope.dirs.push(dir.clone());
+            if Some(parent) == self.v2.as_ref() {
+                scope.v2 = Some(dir.clone());
+            }
+            if Some(parent) == self.freezer.as_ref() {
+                scope.freezer = Some(dir);
+            }
+        }
+        let set = |dir: &Option<PathBuf>, file: &str, value: u64| {
+            dir.as_ref()
+                .is_none_or(|d| std::fs::write(d.join(&name).join(file), value.to_string()).is_ok())
+        };
+        let v2 = |controller| self.v2.clone().filter(|_| self.v2_has(controller));
+        let limited = set(&self.pids, "pids.max", limits.processes)
+            && set(&self.memory, "memory.limit_in_bytes", limits.memory)
+            && set(&v2("pids"), "pids.max", limits.processes)
+            && set(&v2("memory"), "memory.max", limits.memory);
+        limited.then_some(scope)
+    }
+}
+
+/// The group of `own`'s line whose controllers `matches` in the hierarchy
+/// mounted at `point` (`0::/user.slice` for v2, `8:pids:/` for v1).
+fn group(point: &Path, own: &str, matches: impl Fn(&str) -> bool) -> PathBuf {
+    let path = own
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            matches(controllers).then_some(path)
+        })
+        .next()
+        .unwrap_or("/");
+    point.join(path.trim_start_matches('/'))
+}
+
+/// Whether the v2 groups made in `dir` have `cgroup.kill` (Linux 5.14): a
+/// group of its own has it where the kernel does; the root group never
+/// does, so a child is made to look.
+fn kills(dir: &Path) -> bool {
+    if dir.join("cgroup.kill").exists() {
+        return true;
+    }
+    let child = dir.join(format!("judge-probe-{}", std::process::id()));
+    let found = std::fs::create_dir(&child).is_ok() && child.join("cgroup.kill").exists();
+    let _ = std::fs::remove_dir(&child);
+    found
+}
+
+/// The controllers a v2 group gives its children.
+fn controllers(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("cgroup.subtree_control"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// Whether the judge may make groups in `dir`.
+fn writable(dir: &Path) -> bool {
+    nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok()
+        && dir.join("cgroup.procs").exists()
+}
+
+/// One sandbox's control groups, in every hierarchy; dropping it ends
+/// everything in them and removes them.
+#[derive(Debug)]
+pub(crate) struct Scope {
+    /// The scope's folder in each hierarchy.
+    dirs: Vec<PathBuf>,
+    /// Its v2 folder, which `cgroup.kill` ends.
+    v2: Option<PathBuf>,
+    /// Its v1 freezer folder.
+    freezer: Option<PathBuf>,
+}
+
+impl Scope {
+    /// The scope's folders, which the launcher's outer stage joins (its
+    /// child joins their `work` groups: [`join_work`]).
+    pub(crate) fn dirs(&self) -> Vec<PathBuf> {
+        self.dirs.clone()
+    }
+
+    /// Ends every process in the scope.
+    fn kill(&self) {
+        match (&self.v2, &self.freezer) {
+            (Some(v2), _) => {
+                let _ = std::fs::write(v2.join("cgroup.kill"), "1");
+            }
+            (None, Some(freezer)) => freeze_and_kill(freezer),
+            (None, None) => self.dirs.iter().for_each(|d| kill_members(d)),
+        }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        self.kill();
+        let until = Instant::now() + EMPTIED;
+        for dir in &self.dirs {
+            while !empty(dir) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = std::fs::remove_dir(dir.join(WORK));
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Moves this process into each of `dirs`' groups (the launcher's outer
+/// stage: `work` = false) or their `work` groups (the stage after it).
+pub(crate) fn join(dirs: &[PathBuf], work: bool) -> std::io::Result<()> {
+    for dir in dirs {
+        let dir = if work { dir.join(WORK) } else { dir.clone() };
+        // "0" is the writing process, in its own pid namespace or not.
+        std::fs::write(dir.join("cgroup.procs"), "0")?;
+    }
+    Ok(())
+}
+
+/// Ends everything in the `work` groups of `dirs` (the outer stage, once
+/// the target has ended; the outer stage itself is not among them).
+pub(crate) fn end_work(dirs: &[PathBuf]) {
+    for dir in dirs {
+        let work = dir.join(WORK);
+        if work.join("cgroup.kill").exists() {
+            let _ = std::fs::write(work.join("cgroup.kill"), "1");
+        } else if work.join("freezer.state").exists() {
+            freeze_and_kill(&work);
+        }
+    }
+}
+
+/// Freezes a v1 freezer group and all beneath it, kills every member, and
+/// thaws it so that the kills are delivered.
+fn freeze_and_kill(dir: &Path) {
+    let _ = std::fs::write(dir.join("freezer.state"), "FROZEN");
+    kill_members(dir);
+    let _ = std::fs::write(dir.join("freezer.state"), "THAWED");
+}
+
+/// Sends `SIGKILL` to every process of `dir` and the groups beneath it.
+fn kill_members(dir: &Path) {
+    for member in members(dir) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(member),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+/// The processes of `dir` and the groups beneath it.
+fn members(dir: &Path) -> Vec<i32> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "cgroup.procs")
+        .flat_map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.trim().parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
+}
+
+/// Whether no process is left in `dir` or beneath it.
+fn empty(dir: &Path) -> bool {
+    members(dir).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HYBRID_MOUNTS: &str = "\
+25 20 0:22 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755
+26 25 0:23 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw,nsdelegate
+28 25 0:25 / /sys/fs/cgroup/pids rw,nosuid - cgroup cgroup rw,pids
+29 25 0:26 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory
+30 25 0:27 / /sys/fs/cgroup/freezer rw,nosuid - cgroup cgroup rw,freezer
+31 25 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid - cgroup cgroup rw,cpu,cpuacct
+";
+    const HYBRID_OWN: &str = "8:pids:/\n6:freezer:/\n4:memory:/process_api/0d8a\n0::/\n";
+
+    #[test]
+    fn the_judges_own_groups_are_found_in_each_hierarchy() {
+        let found = Hierarchies::from_tables(HYBRID_MOUNTS, HYBRID_OWN, |_| true);
+        assert_eq!(found.pids, Some(PathBuf::from("/sys/fs/cgroup/pids")));
+        assert_eq!(
+            found.memory,
+            Some(PathBuf::from("/sys/fs/cgroup/memory/process_api/0d8a"))
+        );
+        assert_eq!(found.freezer, Some(PathBuf::from("/sys/fs/cgroup/freezer")));
+        assert!(found.counts_processes());
+        let none = Hierarchies::from_tables(HYBRID_MOUNTS, HYBRID_OWN, |_| false);
+        assert!(!none.any());
+        assert!(none.describe().contains("no pids or memory controller"));
+    }
+
+    #[test]
+    fn a_pure_v2_machine_is_found_with_its_controllers() {
+        let mounts = "33 24 0:29 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sys/fs/cgroup");
+        let own = root.join("user.slice");
+        std::fs::create_dir_all(&own).unwrap();
+        std::fs::write(own.join("cgroup.kill"), "").unwrap();
+        std::fs::write(own.join("cgroup.subtree_control"), "memory pids\n").unwrap();
+        let mounts = mounts.replace("/sys/fs/cgroup", &root.to_string_lossy());
+        let found = Hierarchies::from_tables(&mounts, "0::/user.slice\n", |_| true);
+        assert_eq!(found.v2, Some(own));
+        assert!(found.counts_processes());
+        assert!(
+            found.describe().contains("cgroup.kill"),
+            "{}",
+            found.describe()
+        );
+        assert!(found.describe().contains("its processes and its memory"));
+    }
+}
