@@ -524,33 +524,31 @@ fn the_graders_environment_stays_out_of_the_students_build_and_run() {
 }
 
 /// The grader's cargo home holds `credentials.toml` (where `cargo login`
-/// keeps a registry token); the attacker includes it at compile time. A
-/// build's cargo home is the judge's own (the package caches linked, no
-/// credentials), and the sandbox lets a build read only the real one's
-/// `bin/`, `registry/` and `git/`: the include fails, and nothing leaks.
+/// keeps a registry token); the attacker includes it at compile time. Of
+/// the grader's cargo home a build reads only `bin/`, `registry/`, `git/`
+/// and the configuration: the include fails, and nothing leaks. The test
+/// puts a file of its own beside the real `credentials.toml` (which it
+/// leaves alone), in the judge's real cargo home (another home would move
+/// the package sources, and cargo would rebuild every harness's
+/// dependencies), and removes it after.
 #[test]
 fn the_graders_cargo_credentials_are_out_of_the_students_reach() {
     let unique = unique();
     let token = format!("cio-token-{unique}");
-    let real = std::env::var_os("CARGO_HOME")
+    let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
-    let graders = tempfile::tempdir().unwrap();
-    let home = graders.path().join("cargo-home");
-    std::fs::create_dir_all(&home).unwrap();
-    for part in ["bin", "registry", "git"] {
-        if real.join(part).exists() {
-            std::os::unix::fs::symlink(real.join(part), home.join(part)).unwrap();
+    let secret = home.join(format!("credentials-{unique}.toml"));
+    struct Removed(PathBuf);
+    impl Drop for Removed {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
         }
     }
-    std::fs::write(
-        home.join("credentials.toml"),
-        format!("[registry]\ntoken = \"{token}\"\n"),
-    )
-    .unwrap();
-    let course = class_with("reads-credentials", &[("@CARGO_HOME@", arg(&home))]);
-    let env = [("CARGO_HOME", home.as_os_str())];
-    let graded = grade_env(&course, false, &[], &env);
+    std::fs::write(&secret, format!("[registry]\ntoken = \"{token}\"\n")).unwrap();
+    let _removed = Removed(secret.clone());
+    let course = class_with("reads-credentials", &[("@CREDENTIALS@", arg(&secret))]);
+    let graded = grade(&course, false);
     assert_eq!(
         graded.attacker()["status"],
         "compile_error",

@@ -41,7 +41,7 @@ pub(crate) fn json_shape(results: &Value) {
     for submission in results["submissions"].as_array().unwrap() {
         assert_keys(
             submission,
-            "name path complete score max_score duration_s budget_s unknown_folders exercises",
+            "name path complete score max_score duration_s budget_s note unknown_folders exercises",
         );
         for exercise in submission["exercises"].as_array().unwrap() {
             let keys = "id slug title chapter status score max_score backend decided duration_s message checks output";
