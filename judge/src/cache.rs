@@ -213,13 +213,22 @@ fn link_tree(from: &Path, to: &Path, sandbox: &Sandbox) -> Result<()> {
     let walk = WalkDir::new(from)
         .into_iter()
         .filter_entry(|e| !own(&e.file_name().to_string_lossy()));
+    let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
     for entry in walk {
-        let entry = entry.with_context(|| format!("cannot read `{}`", from.display()))?;
+        // A file cargo removed meanwhile (a judge beside this one rebuilding
+        // the cache: its temporary `rmeta` files) is no part of the cache.
+        let entry = match entry {
+            Err(e) if e.io_error().is_some_and(gone) => continue,
+            other => other.with_context(|| format!("cannot read `{}`", from.display()))?,
+        };
         let target = to.join(entry.path().strip_prefix(from).expect("under the root"));
         if entry.file_type().is_dir() {
             sandbox.hand_over_folder(&target)?;
         } else if entry.file_type().is_file() && std::fs::hard_link(entry.path(), &target).is_err()
         {
+            if !entry.path().exists() {
+                continue;
+            }
             fs_err::copy(entry.path(), &target)?;
             let modified = entry.metadata()?.modified()?;
             fs_err::File::open(&target)?.set_modified(modified)?;
