@@ -243,7 +243,7 @@ pub(crate) struct Scope {
 
 impl Scope {
     /// The scope's folders, which the launcher's outer stage joins (its
-    /// child joins their `work` groups: [`join_work`]).
+    /// child joins their `work` groups: [`join`]).
     pub(crate) fn dirs(&self) -> Vec<PathBuf> {
         self.dirs.clone()
     }
