@@ -222,9 +222,7 @@ pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsSt
         .filter(|(k, _)| kept(k) || judges(k))
         .collect();
     for (key, value) in allowances::toolchain_homes() {
-        if !on_the_command(OsStr::new(key)) {
-            kept.push((key.into(), value.into_os_string()));
-        }
+        kept.push((key.into(), value.into_os_string()));
     }
     kept.push(("HOME".into(), home.as_os_str().to_os_string()));
     kept.push(("TMPDIR".into(), home.as_os_str().to_os_string()));
