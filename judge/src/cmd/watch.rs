@@ -125,11 +125,13 @@ impl Session<'_> {
         loop {
             let ran = Instant::now();
             let passed = run_once(self.course, self.args, id, clear)?;
+            // Taken before the lines that invite a key: a key pressed after
+            // the learner read them is never dropped as typed during the run.
+            let ready = Instant::now();
             for line in &undo {
                 println!("{line}");
             }
             self.help(&exercise, passed, watcher.is_some());
-            let ready = Instant::now();
             loop {
                 match wait(self.receive, &crate_dir, watcher.is_none(), (ran, ready)) {
                     Action::Run => break,
