@@ -171,6 +171,11 @@ pub(crate) struct SandboxArgs {
     /// CPU time of each sandboxed process, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().cpu_s)]
     pub(crate) cpu_limit: u64,
+    /// What one sandbox (a build or a run of a submission) may add to its
+    /// folders, all its files together, in GiB (a fraction such as 0.5 too).
+    #[arg(long, value_name = "GIB", default_value_t = (Limits::default().disk / GIB) as f64,
+          value_parser = disk_gib)]
+    pub(crate) disk_limit: f64,
     /// The wall-clock limit of one build of a student's crate, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = SandboxConfig::default().build_timeout.as_secs())]
     pub(crate) build_timeout: u64,
@@ -187,9 +192,20 @@ impl SandboxArgs {
                 processes: self.process_limit,
                 file_size: self.file_size_limit.saturating_mul(GIB),
                 cpu_s: self.cpu_limit,
+                disk: (self.disk_limit * GIB as f64) as u64,
             },
             build_timeout: Duration::from_secs(self.build_timeout),
         }
+    }
+}
+
+/// A disk limit in GiB: a positive number, whole or not.
+fn disk_gib(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(gib) if gib.is_finite() && gib > 0.0 && gib <= 1e6 => Ok(gib),
+        _ => Err(format!(
+            "`{text}` is not a size in GiB: give a positive number, such as `2` or `0.5`"
+        )),
     }
 }
 

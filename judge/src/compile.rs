@@ -356,6 +356,8 @@ pub(crate) fn build(
             limit.as_secs()
         );
         messages.insert(0, stderr.clone());
+    } else if let Some(line) = past_disk_limit(&status, &stderr) {
+        messages.insert(0, line);
     }
     match (status.success(), binary) {
         (true, Some(path)) => {
@@ -368,6 +370,20 @@ pub(crate) fn build(
         (false, _) if messages.is_empty() => Ok(Built::CompileError(stderr)),
         (false, _) => Ok(Built::CompileError(explain_api(spec, messages.join("\n")))),
     }
+}
+
+/// The sandbox's own line, when it ended the build past its disk limit
+/// (it then dies of `SIGXFSZ`, as a process past its file-size limit does).
+fn past_disk_limit(status: &std::process::ExitStatus, stderr: &str) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    if status.signal() != Some(nix::sys::signal::Signal::SIGXFSZ as i32) {
+        return None;
+    }
+    let line = stderr.lines().find(|l| l.contains("past the disk limit"));
+    Some(line.map_or_else(
+        || "the build wrote a file past the sandbox's file-size limit (`--file-size-limit`)".into(),
+        str::to_string,
+    ))
 }
 
 /// A compile error in the judge's own code that calls the learner's crate
@@ -485,6 +501,7 @@ fn cargo_build(
         home: spec.home.clone(),
         deadline: Some(limit),
         as_user: spec.isolated,
+        quota: spec.isolated.then(|| vec![spec.target.clone()]),
     };
     let (mut sandboxed, scope) = sandbox.command(&command, &grant);
     let child = sandboxed

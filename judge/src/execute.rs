@@ -236,6 +236,7 @@ fn grant(spec: &RunSpec, snapshots: &Path, home: &Path, deadline: Instant) -> Gr
         home: home.to_path_buf(),
         deadline: Some(deadline.saturating_duration_since(Instant::now())),
         as_user: true,
+        quota: Some(Vec::new()),
     }
 }
 
@@ -379,18 +380,9 @@ fn ended(status: ExitStatus) -> Ended {
         (Some(code), _) => Ended::Died(format!("the process exited with code {code}")),
         (None, Some(signal)) => Ended::Died(format!(
             "the process was killed by signal {signal}{}",
-            signal_name(signal)
+            judge_harness::signals::meaning(signal)
         )),
         (None, None) => Ended::Died("the process ended abnormally".into()),
-    }
-}
-
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        6 => " (SIGABRT: an abort)",
-        9 => " (SIGKILL)",
-        11 => " (SIGSEGV: an invalid memory access)",
-        _ => "",
     }
 }
 

@@ -16,6 +16,7 @@
 //! | network | a network namespace, or landlock's TCP rules (ABI 4) | [`namespaces`], [`fs_rules`] |
 //! | limits | `setrlimit`: memory, processes, file size, CPU time | [`limits`] |
 //! | control groups | a group per sandbox: its processes and memory counted together, and everything it started ended at once | [`cgroup`] |
+//! | disk | what a sandbox adds to its folders, all files together, limited; past it the sandbox is ended | [`disk`] |
 //! | user | as root: an unprivileged uid | [`identity`], [`mounts`] |
 //!
 //! Each layer degrades cleanly where the kernel lacks it. [`Sandbox::new`]
@@ -27,6 +28,7 @@
 mod allowances;
 pub(crate) mod cgroup;
 mod config;
+pub(crate) mod disk;
 mod fs_rules;
 mod identity;
 pub(crate) mod launcher;
@@ -227,6 +229,7 @@ fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Lay
         home,
         deadline: None,
         as_user: true,
+        quota: Some(Vec::new()),
     };
     let mut policy = grant.policy(config.limits, Some(config.user));
     let scope = cgroups.scope(&config.limits);

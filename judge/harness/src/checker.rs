@@ -153,12 +153,7 @@ fn ended(status: ExitStatus) -> String {
         (Some(code), _) => format!("the learner's process exited with code {code}"),
         (None, Some(signal)) => format!(
             "the learner's process was killed by signal {signal}{}",
-            match signal {
-                6 => " (SIGABRT: an abort)",
-                9 => " (SIGKILL)",
-                11 => " (SIGSEGV: an invalid memory access)",
-                _ => "",
-            }
+            crate::signals::meaning(signal)
         ),
         (None, None) => "the learner's process ended abnormally".into(),
     }

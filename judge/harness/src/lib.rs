@@ -47,6 +47,7 @@ pub mod polling;
 pub mod protocol;
 mod rng;
 mod runner;
+pub mod signals;
 pub mod wire;
 
 pub use ctx::Ctx;

@@ -78,6 +78,9 @@ pub(crate) struct Limits {
     pub(crate) file_size: u64,
     /// CPU time per process (`RLIMIT_CPU`), in seconds.
     pub(crate) cpu_s: u64,
+    /// What one sandbox may add to its folders, all its files together, in
+    /// bytes ([`crate::sandbox::disk`]).
+    pub(crate) disk: u64,
 }
 
 /// A GiB.
@@ -93,6 +96,7 @@ impl Default for Limits {
             processes: 512,
             file_size: 4 * GIB,
             cpu_s: 600,
+            disk: 2 * GIB,
         }
     }
 }
@@ -110,7 +114,14 @@ impl std::fmt::Display for Limits {
     }
 }
 
-/// Bytes as GiB for a person: `8 GiB`, `0.5 GiB`.
+impl Limits {
+    /// The disk limit for a person: `2 GiB`, `0.25 GiB`.
+    pub(crate) fn disk_shown(&self) -> String {
+        gib(self.disk)
+    }
+}
+
+/// Bytes as GiB for a person: `8 GiB`, `0.5 GiB`, `0.25 GiB`.
 fn gib(bytes: u64) -> String {
     let text = format!("{:.2}", bytes as f64 / GIB as f64);
     format!("{} GiB", text.trim_end_matches('0').trim_end_matches('.'))
@@ -147,5 +158,11 @@ mod tests {
             limits.to_string(),
             "memory 0.5 GiB, 512 processes, files 4 GiB, CPU 600 s"
         );
+        let disk = Limits {
+            disk: GIB / 4,
+            ..Limits::default()
+        };
+        assert_eq!(disk.disk_shown(), "0.25 GiB");
+        assert_eq!(Limits::default().disk_shown(), "2 GiB");
     }
 }

@@ -6,7 +6,8 @@
 //!
 //! * **outer**, the judge's child: becomes the subreaper of what it starts,
 //!   enters new pid and network namespaces where it may, starts the next
-//!   stage, kills everything at the policy's deadline, kills whatever is
+//!   stage, kills everything at the policy's deadline or past its disk
+//!   limit ([`crate::sandbox::disk`]), kills whatever is
 //!   left once the target has ended ([`crate::sandbox::reaper`]), and exits
 //!   as the target did (dying of the same signal), so the judge sees the
 //!   target's own exit status;
@@ -20,7 +21,7 @@
 use crate::sandbox::layers::Layers;
 use crate::sandbox::policy::Policy;
 use crate::sandbox::{
-    SUBCOMMAND, cgroup, fs_rules, identity, limits, mounts, namespaces, reaper, syscalls,
+    SUBCOMMAND, cgroup, disk, fs_rules, identity, limits, mounts, namespaces, reaper, syscalls,
 };
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
@@ -94,15 +95,29 @@ fn outer(mut launch: Launch) -> Result<u8> {
     } else {
         Stage::Inner
     };
+    let quota = match (&policy.disk_quota, policy.omits("disk")) {
+        (Some(seeded), false) => Some(disk::Quota::start(
+            &policy.write,
+            seeded,
+            policy.limits.disk,
+        )),
+        _ => None,
+    };
+    applied.disk = quota.as_ref().map(disk::Quota::limit);
     let mut child = relaunch(&launch, next)
         .spawn()
         .context("cannot start the sandbox")?;
-    let status = wait(&mut child, deadline.map(|d| Instant::now() + d))?;
+    let deadline = deadline.map(|d| Instant::now() + d);
+    let (status, over) = wait(&mut child, deadline, quota.as_ref(), &launch.policy.cgroups)?;
     // Everything the target started, however it detached, ends here at
     // once where the sandbox has a control group; the reaper then finds
     // nothing left, or ends what it finds.
     cgroup::end_work(&launch.policy.cgroups);
     reaper::kill_descendants();
+    if let (Some(added), Some(quota)) = (over, &quota) {
+        eprintln!("{}", disk::message(added, quota.limit()));
+        return Ok(die_of(nix::sys::signal::Signal::SIGXFSZ as i32));
+    }
     Ok(pass_on(status, entered.pid))
 }
 
@@ -188,17 +203,45 @@ fn relaunch(launch: &Launch, stage: Stage) -> Command {
     command
 }
 
-/// Waits for `child`, killing it at `deadline`.
-fn wait(child: &mut Child, deadline: Option<Instant>) -> Result<ExitStatus> {
+/// Waits for `child`, killing it at `deadline`, and, with a `quota`,
+/// walking its folders meanwhile: past the quota it ends the sandbox (its
+/// control groups' `work` groups `cgroups`, and `child`) and returns what
+/// the folders held beyond the start.
+fn wait(
+    child: &mut Child,
+    deadline: Option<Instant>,
+    quota: Option<&disk::Quota>,
+    cgroups: &[std::path::PathBuf],
+) -> Result<(ExitStatus, Option<u64>)> {
     use wait_timeout::ChildExt;
-    if let Some(deadline) = deadline {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if let Some(status) = child.wait_timeout(left).context("cannot wait")? {
-            return Ok(status);
+    let mut walk = Instant::now() + disk::INTERVAL;
+    loop {
+        let now = Instant::now();
+        if deadline.is_some_and(|d| d <= now) {
+            let _ = child.kill();
+            return Ok((child.wait().context("cannot wait")?, None));
         }
-        let _ = child.kill();
+        let until = match (deadline, quota) {
+            (Some(d), Some(_)) => d.min(walk),
+            (Some(d), None) => d,
+            (None, Some(_)) => walk,
+            (None, None) => return Ok((child.wait().context("cannot wait")?, None)),
+        };
+        let left = until.saturating_duration_since(now);
+        if let Some(status) = child.wait_timeout(left).context("cannot wait")? {
+            return Ok((status, None));
+        }
+        let Some(quota) = quota.filter(|_| Instant::now() >= walk) else {
+            continue;
+        };
+        let began = Instant::now();
+        if let Some(added) = quota.over() {
+            cgroup::end_work(cgroups);
+            let _ = child.kill();
+            return Ok((child.wait().context("cannot wait")?, Some(added)));
+        }
+        walk = disk::Quota::next_walk(began);
     }
-    child.wait().context("cannot wait")
 }
 
 /// Exits as the target did: with its code, or of its signal (which `init`

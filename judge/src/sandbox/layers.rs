@@ -44,13 +44,17 @@ pub(crate) struct Layers {
     /// judge's, once the launcher joined them).
     #[serde(default)]
     pub(crate) cgroup_detail: Option<String>,
+    /// The disk limit of one sandbox, in bytes, when the launcher keeps its
+    /// account ([`crate::sandbox::disk`]).
+    #[serde(default)]
+    pub(crate) disk: Option<u64>,
 }
 
 /// One layer, for a person.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct Layer {
     /// Its name: `files`, `processes`, `signals`, `system calls`, `network`,
-    /// `limits`, `user`.
+    /// `limits`, `cgroups`, `disk`, `user`.
     pub(crate) name: &'static str,
     /// Whether it is in force.
     pub(crate) in_force: bool,
@@ -106,6 +110,7 @@ impl Layers {
             self.network(),
             self.limits(),
             self.control_groups(),
+            self.disk(),
             self.user(),
         ]
     }
@@ -198,6 +203,30 @@ impl Layers {
         }
     }
 
+    fn disk(&self) -> Layer {
+        match self.disk {
+            Some(bytes) => {
+                let limits = Limits {
+                    disk: bytes,
+                    ..self.limits.unwrap_or_default()
+                };
+                let detail = format!(
+                    "what a sandbox adds to its folders, all files together, at most {} \
+                     (measured every {} ms or more; the sandbox is ended past it)",
+                    limits.disk_shown(),
+                    crate::sandbox::disk::INTERVAL.as_millis()
+                );
+                row("disk", true, &detail, "")
+            }
+            None => row(
+                "disk",
+                false,
+                "",
+                "the launcher kept no account of the sandbox's files",
+            ),
+        }
+    }
+
     fn user(&self) -> Layer {
         match (self.root, self.user) {
             (true, Some(user)) => {
@@ -277,13 +306,14 @@ mod tests {
             reads_past_modes: true,
             cgroup: true,
             cgroup_detail: Some("a control group per sandbox".into()),
+            disk: Some(2 << 30),
             ..Layers::default()
         };
         assert!(layers.isolates_files());
         assert!(layers.rows().iter().all(|r| r.in_force));
         assert_eq!(
             layers.summary(),
-            "files, processes, signals, system calls, network, limits, cgroups, user (all in force)"
+            "files, processes, signals, system calls, network, limits, cgroups, disk, user (all in force)"
         );
         let joined_without_detail = Layers {
             cgroup_detail: None,
@@ -306,7 +336,7 @@ mod tests {
         assert!(!layers.isolates_files());
         assert_eq!(
             layers.summary(),
-            "processes, limits, user; not in force: files, signals, system calls, network, cgroups"
+            "processes, limits, user; not in force: files, signals, system calls, network, cgroups, disk"
         );
         assert!(Layers::off().rows().is_empty());
         assert!(Layers::off().summary().starts_with("off"));

@@ -41,7 +41,7 @@ pub(crate) struct Policy {
     /// Milliseconds after which the launcher kills everything it started.
     pub(crate) deadline_ms: Option<u64>,
     /// Layers left out for a diagnosis (`pid`, `proc` (a CUDA run's own
-    /// `/proc`, and with it its pid namespace), `net`, `limits`, `cgroup`, `user`,
+    /// `/proc`, and with it its pid namespace), `net`, `limits`, `cgroup`, `disk`, `user`,
     /// `mounts`, `landlock`, `seccomp`, and `harness`: the harness's own
     /// landlock layer), from the judge's
     /// `JUDGE_SANDBOX_OMIT` (names separated by commas): for finding which
@@ -58,6 +58,10 @@ pub(crate) struct Policy {
     /// sandbox of the user would share.
     #[serde(default)]
     pub(crate) processes_counted: bool,
+    /// Whether what `write` holds counts against `limits.disk`; the folders
+    /// named are counted by what is added to them ([`Grant::quota`]).
+    #[serde(default)]
+    pub(crate) disk_quota: Option<Vec<PathBuf>>,
 }
 
 impl Policy {
@@ -112,6 +116,13 @@ pub(crate) struct Grant {
     /// Whether it runs as the sandbox's unprivileged user when the judge is
     /// root (its folders must then be the user's: [`crate::sandbox::Sandbox::hand_over`]).
     pub(crate) as_user: bool,
+    /// Whether what its `write` folders and `home` hold counts against the
+    /// disk limit ([`crate::sandbox::disk`]), as it does where they are its
+    /// own (a submission's), not a course's shared target folder: then the
+    /// folders named here, which the judge seeded (a build's target folder,
+    /// from its cache), are counted by what is added to them, every other
+    /// one by all it holds.
+    pub(crate) quota: Option<Vec<PathBuf>>,
 }
 
 impl Grant {
@@ -146,6 +157,7 @@ impl Grant {
             omit: omitted_layers(),
             cgroups: Vec::new(),
             processes_counted: false,
+            disk_quota: self.quota.clone(),
         }
     }
 }
@@ -255,6 +267,7 @@ mod tests {
             home: PathBuf::from("/tmp/h"),
             deadline: None,
             as_user: true,
+            quota: Some(Vec::new()),
         };
         let agent = grant(Kind::Agent).policy(Limits::default(), None);
         assert!(agent.pid_namespace && !agent.fresh_proc);

@@ -292,11 +292,29 @@ fn include_str_of_a_course_file_leaks_nothing() {
     assert!(!graded.out.stdout.contains("//! The reference."));
 }
 
+/// The layers of this machine, then those of a machine with NVIDIA GPUs,
+/// where a CUDA run has no pid namespace (`JUDGE_SANDBOX_OMIT=pid`): the
+/// judge's environment for each.
+fn both_layer_sets() -> [Vec<(&'static str, &'static std::ffi::OsStr)>; 2] {
+    [
+        Vec::new(),
+        vec![("JUDGE_SANDBOX_OMIT", std::ffi::OsStr::new("pid"))],
+    ]
+}
+
 #[test]
 fn a_fork_loop_stops_at_the_process_limit_and_nothing_outlives_it() {
+    for env in both_layer_sets() {
+        fork_loop_is_stopped(&env);
+    }
+}
+
+#[track_caller]
+fn fork_loop_is_stopped(env: &[(&str, &std::ffi::OsStr)]) {
     let unique = unique();
     let course = class_with("fork-loop", &[("@UNIQUE@", &unique)]);
-    let graded = grade(&course, true);
+    let graded = grade_env(&course, true, &[], env);
+    assert_eq!(graded.attacker()["score"], 0.0, "{env:?}");
     let said = said(&graded);
     let started: usize = said
         .split("fork loop: ")
@@ -655,16 +673,18 @@ fn a_re_forking_setsid_chain_ends_with_its_sandbox_without_a_pid_namespace() {
 /// share. (With a limit per process alone, all three do.)
 #[test]
 fn memory_is_limited_for_the_sandbox_as_a_whole() {
-    let course = class_with("three-children", &[]);
-    let graded = grade_env(&course, true, &["--memory-limit", "2"], &[]);
-    let said = said(&graded);
-    let held: usize = said
-        .split("held: ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("the children ran: {said}"));
-    assert!(held < 3, "all three held their share: {said}");
+    for env in both_layer_sets() {
+        let course = class_with("three-children", &[]);
+        let graded = grade_env(&course, true, &["--memory-limit", "2"], &env);
+        let said = said(&graded);
+        let held: usize = said
+            .split("held: ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("the children ran: {said}"));
+        assert!(held < 3, "all three held their share ({env:?}): {said}");
+    }
 }
 
 /// Builds the judge's checks of `course` (its solutions, graded untimed),
@@ -673,4 +693,30 @@ fn memory_is_limited_for_the_sandbox_as_a_whole() {
 fn warm(course: &Course) {
     let out = course.judge_within(&["verify", "--backend", "virtual"], LIMIT, false);
     assert!(out.code == 0 || out.code == 1, "{out:?}");
+}
+
+/// Six files of 100 MiB, each under the 1 GiB a file may hold, more than
+/// the quarter of a GiB the sandbox may add to its folders together: the
+/// launcher, which keeps the account of the sandbox's files, ends it past
+/// that, and says why. (With a limit per file alone, all six are written.)
+#[test]
+fn the_disk_is_limited_for_the_sandbox_as_a_whole() {
+    for env in both_layer_sets() {
+        let course = class_with("fills-the-disk", &[]);
+        let limits = ["--disk-limit", "0.25", "--file-size-limit", "1"];
+        let graded = grade_env(&course, true, &limits, &env);
+        assert_eq!(graded.attacker()["score"], 0.0, "{env:?}");
+        let said = said(&graded);
+        assert!(
+            said.contains("its files grew by") && said.contains("past the disk limit of 256 MiB"),
+            "{env:?}: {said}"
+        );
+        assert!(!said.contains("wrote: 6 of 6"), "{env:?}: {said}");
+        let layers = &graded.results["sandbox"];
+        let disk = layers["layers"].as_array().and_then(|rows| {
+            rows.iter()
+                .find(|row| row["name"] == "disk" && row["in_force"] == true)
+        });
+        assert!(disk.is_some(), "the layer is named: {layers:#}");
+    }
 }
