@@ -211,8 +211,8 @@ impl Layers {
                     ..self.limits.unwrap_or_default()
                 };
                 let detail = format!(
-                    "what a sandbox adds to its folders, all files together, at most {} \
-                     (measured every {} ms or more; the sandbox is ended past it)",
+                    "what a sandbox's folders hold beyond what the judge put there, all files \
+                     together, at most {} (walked every {} ms or more; the sandbox is ended past it)",
                     limits.disk_shown(),
                     crate::sandbox::disk::INTERVAL.as_millis()
                 );

@@ -12,7 +12,7 @@ use std::time::Duration;
 static SANDBOX_USER: RwLock<()> = RwLock::new(());
 
 /// The sandbox's layers, in the order the judge lists them.
-pub(crate) const LAYERS: [&str; 8] = [
+pub(crate) const LAYERS: [&str; 9] = [
     "files",
     "processes",
     "signals",
@@ -20,6 +20,7 @@ pub(crate) const LAYERS: [&str; 8] = [
     "network",
     "limits",
     "cgroups",
+    "disk",
     "user",
 ];
 
