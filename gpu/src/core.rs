@@ -329,7 +329,13 @@ impl Core {
                 }
                 Race::Record(event) => self.race.on_record(*event, on()),
                 Race::Wait(event) => self.race.on_wait(on(), *event),
-                Race::Free { addr, bytes } => self.race.on_free(stream, *addr, *bytes, site),
+                Race::Free {
+                    addr,
+                    bytes,
+                    allocated_at,
+                } => self
+                    .race
+                    .on_free(stream, (*addr, *bytes), site, *allocated_at),
             }
         }
     }

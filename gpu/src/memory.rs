@@ -22,14 +22,18 @@ pub struct DeviceBuffer<T: Elem> {
     device: Device,
     view: View<T>,
     stream: StreamId,
+    /// Where it was allocated: a drop has no call site of its own, so a
+    /// report of its free names this one.
+    allocated_at: CallSite,
 }
 
 impl<T: Elem> DeviceBuffer<T> {
-    pub(crate) fn new(device: Device, view: View<T>, stream: StreamId) -> Self {
+    pub(crate) fn new(device: Device, view: View<T>, stream: StreamId, site: CallSite) -> Self {
         Self {
             device,
             view,
             stream,
+            allocated_at: site,
         }
     }
 
@@ -86,7 +90,11 @@ impl<T: Elem> DeviceBuffer<T> {
         let op = Op::new(OpKind::Free, "cuMemFreeAsync", site)
             .on(self.stream)
             .bytes(bytes)
-            .race(Race::Free { addr, bytes });
+            .race(Race::Free {
+                addr,
+                bytes,
+                allocated_at: Some(self.allocated_at),
+            });
         let stream = self.stream;
         let _ = core.call_forced(&op, |exec| exec.free_async(stream, addr));
     }
@@ -185,7 +193,11 @@ impl Segment {
             .bytes(bytes)
             .blocking(BlockReason::SegmentFree)
             .race(Race::DeviceDone)
-            .race(Race::Free { addr, bytes });
+            .race(Race::Free {
+                addr,
+                bytes,
+                allocated_at: None,
+            });
         if forced {
             core.call_forced(&op, |exec| exec.free_segment(addr))?;
         } else {

@@ -9,9 +9,13 @@
 //! Shadow memory remembers, for each byte range, the last write and the last
 //! read of each actor since then. An access that is not ordered after an
 //! earlier conflicting access (a write against anything, a read against a
-//! write) by another actor is a race, reported with both call sites. Freed
-//! memory keeps its history, so memory handed out again while another stream
-//! may still use it is reported as a reuse, with the site of the free.
+//! write) by another actor is a race, reported with both call sites. A free
+//! is checked like a write of the memory: another actor's use that the free
+//! is not ordered after is a reuse hazard, reported at the free even when
+//! nothing reuses the memory in the run (PyTorch's CSAN drops a block's
+//! history at its free, and misses it). Freed memory keeps its history, so
+//! memory handed out again while another stream may still use it is
+//! reported as a reuse too, with the site of the free.
 //!
 //! Just over 400 lines (the shadow memory is already its own module,
 //! `shadow`): the vector clocks, the check of each access and the reports it
@@ -88,6 +92,11 @@ pub enum RaceKind {
     /// Memory was freed, handed out again and used while an earlier user may
     /// still be using it.
     ReuseAfterFree,
+    /// Memory was freed on one stream while another stream's use of it was
+    /// not ordered before the free: the pool may hand it to the next
+    /// allocation at once, whether or not this run ever does (a reuse
+    /// hazard, reported at the free).
+    UnorderedFree,
 }
 
 /// A race the checker found.
@@ -107,6 +116,10 @@ pub struct RaceReport {
     pub previous: AccessRecord,
     /// Where the memory was freed before being handed out again.
     pub freed_at: Option<CallSite>,
+    /// Where the freed buffer was allocated, when known (a buffer freed by
+    /// its drop has no call site of its own to name).
+    #[serde(default)]
+    pub allocated_at: Option<CallSite>,
 }
 
 impl fmt::Display for RaceReport {
@@ -127,6 +140,7 @@ impl fmt::Display for RaceReport {
                 "memory reused while still in use: {memory} [{:#x}, +{} bytes)",
                 self.addr, self.bytes
             )?,
+            RaceKind::UnorderedFree => return self.fmt_unordered_free(f, memory),
         }
         writeln!(f, "  now:     {}", self.current)?;
         writeln!(f, "  earlier: {}", self.previous)?;
@@ -138,13 +152,51 @@ impl fmt::Display for RaceReport {
         }
         f.write_str("  nothing orders the two: ")?;
         f.write_str(match (self.kind, self.current.actor, self.previous.actor) {
-            (RaceKind::ReuseAfterFree, _, _) => {
+            (RaceKind::ReuseAfterFree | RaceKind::UnorderedFree, _, _) => {
                 "record the other stream's use (`record_stream`), or make the freeing stream wait for an event recorded after that use"
             }
             (_, Actor::Cpu, _) => "synchronize the event recorded after the GPU's access before the CPU touches the memory",
             (_, _, Actor::Cpu) => "the CPU's access came after the GPU's work was queued; wait for that work first",
             _ => "record an event after the earlier access and make the later stream wait for it (`wait_event`)",
         })
+    }
+}
+
+impl RaceReport {
+    /// The report of a free that another stream's use was not ordered before.
+    fn fmt_unordered_free(&self, f: &mut fmt::Formatter<'_>, memory: &str) -> fmt::Result {
+        writeln!(
+            f,
+            "memory freed while another stream may still use it: {memory} [{:#x}, +{} bytes)",
+            self.addr, self.bytes
+        )?;
+        let buffer = match self.allocated_at {
+            Some(at) => format!("the buffer allocated at {at}"),
+            None => "the buffer".into(),
+        };
+        match self.freed_at.filter(|site| site.line != 0) {
+            Some(at) => writeln!(
+                f,
+                "  freed:   {buffer}, freed on {} at {at}",
+                self.current.actor
+            )?,
+            None => writeln!(
+                f,
+                "  freed:   {buffer}, dropped: freed on {}",
+                self.current.actor
+            )?,
+        }
+        writeln!(f, "  earlier: {}", self.previous)?;
+        write!(
+            f,
+            "  nothing orders that use before the free: the pool may hand this memory to the next \
+             allocation on {freer} at once, while {user} may still be using it, whether or not \
+             this run reuses it. Before the buffer is freed, record an event on {user} after its \
+             last use and make {freer} wait for it (`wait_event`), which is what `record_stream` \
+             arranges in a caching allocator",
+            freer = self.current.actor,
+            user = self.previous.actor
+        )
     }
 }
 
@@ -308,26 +360,50 @@ impl RaceChecker {
             .access(&mut self.shadow, epoch, &self.cpu, ranges, &origin);
     }
 
-    /// Memory freed (in stream order, or after waiting): keeps its history for reuse checks.
+    /// Memory freed (in stream order, or after waiting): reports each
+    /// earlier use of it by another actor that the free is not ordered
+    /// after (a reuse hazard, [`RaceKind::UnorderedFree`]), and keeps its
+    /// history for the reuse checks.
     ///
     /// `freer` is the stream the free is queued on, or `None` for a free that
     /// waited for the device (`cuMemFree`): what it knew orders the memory's
-    /// earlier uses before any reuse.
+    /// earlier uses before any reuse. `allocated_at` is where the memory was
+    /// allocated, for the report.
     pub(crate) fn on_free(
         &mut self,
         freer: Option<StreamId>,
-        addr: u64,
-        bytes: u64,
+        (addr, bytes): (u64, u64),
         site: CallSite,
+        allocated_at: Option<CallSite>,
     ) {
-        let clock = match freer {
+        let (actor, clock) = match freer {
             Some(stream) => {
                 let clock = self.streams.entry(stream).or_default();
                 clock.join(&self.cpu);
-                clock.clone()
+                (Actor::Stream(stream), clock.clone())
             }
-            None => self.cpu.clone(),
+            None => (Actor::Cpu, self.cpu.clone()),
         };
+        let ordered = |prev: Actor, epoch: u64| prev == actor || clock.get(prev.index()) >= epoch;
+        let free = AccessRecord {
+            actor,
+            write: true,
+            what: "its free".into(),
+            site,
+        };
+        for (start, end, previous) in self.shadow.unordered_uses(addr, bytes, ordered) {
+            let report = RaceReport {
+                kind: RaceKind::UnorderedFree,
+                addr: start,
+                bytes: end - start,
+                host: start >= HOST_BASE,
+                current: free.clone(),
+                previous,
+                freed_at: Some(site),
+                allocated_at,
+            };
+            self.found.keep(report);
+        }
         self.shadow.mark_freed(addr, bytes, site, clock);
     }
 
@@ -402,6 +478,16 @@ struct Found {
 }
 
 impl Found {
+    /// Keeps `report` unless its pair of call sites was reported already.
+    fn keep(&mut self, report: RaceReport) {
+        if self
+            .reported
+            .insert((report.current.site, report.previous.site))
+        {
+            self.reports.push(report);
+        }
+    }
+
     /// Checks `ranges`, accessed by `origin` at `epoch` knowing `clock`,
     /// against `shadow`, records them there, and keeps the races found.
     fn access(
@@ -418,12 +504,7 @@ impl Found {
                 prev == actor || clock.get(prev.index()) >= prev_epoch
             };
             for report in shadow.access(*range, epoch, origin, ordered) {
-                if self
-                    .reported
-                    .insert((report.current.site, report.previous.site))
-                {
-                    self.reports.push(report);
-                }
+                self.keep(report);
             }
         }
     }

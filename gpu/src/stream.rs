@@ -64,6 +64,7 @@ impl Stream {
                 self.device.clone(),
                 View::new(addr, len),
                 self.id,
+                site,
             ));
         }
         let mut core = self.device.core();
@@ -96,6 +97,7 @@ impl Stream {
             self.device.clone(),
             View::new(addr, len),
             stream,
+            site,
         ))
     }
 

@@ -223,8 +223,13 @@ pub(crate) enum Race {
     /// The call's stream waits for this event.
     Wait(EventId),
     /// `[addr, addr + bytes)` is freed: in the call's stream order, or, for a
-    /// call on no stream, after waiting for the device.
-    Free { addr: u64, bytes: u64 },
+    /// call on no stream, after waiting for the device; `allocated_at` is
+    /// where it was allocated, when known.
+    Free {
+        addr: u64,
+        bytes: u64,
+        allocated_at: Option<CallSite>,
+    },
 }
 
 impl Race {

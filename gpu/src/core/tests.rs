@@ -153,7 +153,7 @@ end after a free: the capture on stream 1 was invalidated by `free` at gpu/src/c
   trace BeginCapture on 1
   trace Launch on 1 captured
   trace Free on 1
-  race Unordered: stream 2 writes it in kernel `fill_f32` at gpu/src/core/tests.rs:113:40 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:105:15",
+  race Unordered: stream 2 writes it in kernel `fill_f32` at gpu/src/core/tests.rs:113:40 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:105:15\n  race UnorderedFree: stream 1 writes it in its free at gpu/src/core/tests.rs:124:7 / stream 2 writes it in kernel `fill_f32` at gpu/src/core/tests.rs:113:40",
     );
 }
 
@@ -302,7 +302,7 @@ fn a_free_on_another_stream_is_checked_for_reuse() {
     log.check(
         "
 same address: ok true
-  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:295:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:292:15
+  race Unordered: stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:295:11 / stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:292:15\n  race UnorderedFree: stream 1 writes it in its free at <drop of a DeviceBuffer> / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:295:11
   race ReuseAfterFree: stream 1 writes it in the zeroing of a new buffer at gpu/src/core/tests.rs:298:15 / stream 2 reads it in kernel `sum_f32` at gpu/src/core/tests.rs:295:11",
     );
 }

@@ -91,6 +91,40 @@ impl Shadow {
         found
     }
 
+    /// The latest uses of `[addr, addr + bytes)` (in each range, its reads
+    /// since the last write, else that write) that `ordered` says are not
+    /// ordered before a free of it: each with the range it covers, one per
+    /// call site.
+    pub(super) fn unordered_uses(
+        &self,
+        addr: u64,
+        bytes: u64,
+        ordered: impl Fn(Actor, u64) -> bool,
+    ) -> Vec<(u64, u64, AccessRecord)> {
+        let end = addr + bytes;
+        let mut found: Vec<(u64, u64, AccessRecord)> = Vec::new();
+        for (&start, cell) in self.cells.range(..end).rev() {
+            if cell.end <= addr {
+                break;
+            }
+            if cell.freed.is_some() {
+                continue;
+            }
+            let unordered = cell
+                .reads
+                .iter()
+                .chain(cell.write.iter())
+                .find(|past| !ordered(past.actor(), past.epoch));
+            if let Some(past) = unordered
+                && !found.iter().any(|(_, _, r)| r.site == past.origin.site)
+            {
+                found.push((start.max(addr), cell.end.min(end), past.record()));
+            }
+        }
+        found.reverse();
+        found
+    }
+
     /// Marks `[addr, addr + bytes)` as freed, keeping its history.
     pub(super) fn mark_freed(&mut self, addr: u64, bytes: u64, site: CallSite, clock: Clock) {
         let clock = Rc::new(clock);
@@ -172,6 +206,7 @@ fn conflict(
         current: now.record(),
         previous: earlier.record(),
         freed_at: cell.freed.as_ref().map(|(site, _)| *site),
+        allocated_at: None,
     })
 }
 

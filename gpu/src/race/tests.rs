@@ -88,7 +88,8 @@ fn work_queued_after_a_cpu_access_is_ordered_after_it() {
 fn reuse_after_free_names_the_free() {
     let mut rc = RaceChecker::default();
     rc.on_stream_op(B, &[range(0, 64, false)], "slow reader", site(1));
-    rc.on_free(Some(A), 0, 64, site(2));
+    rc.on_free(Some(A), (0, 64), site(2), None);
+    assert_eq!(rc.take_reports()[0].kind, RaceKind::UnorderedFree);
     rc.on_stream_op(A, &[range(0, 64, true)], "new owner", site(3));
     let report = &rc.reports()[0];
     assert_eq!(report.kind, RaceKind::ReuseAfterFree);
@@ -124,7 +125,7 @@ fn the_same_pair_of_sites_is_reported_once() {
 fn reuse_by_another_stream_of_memory_only_the_freer_used_is_no_race() {
     let mut rc = RaceChecker::default();
     rc.on_stream_op(A, &[range(0, 64, true)], "A writes", site(1));
-    rc.on_free(Some(A), 0, 64, site(2));
+    rc.on_free(Some(A), (0, 64), site(2), None);
     rc.on_stream_op(
         B,
         &[range(0, 64, true)],
@@ -143,4 +144,73 @@ fn taking_the_reports_lets_a_repeated_race_be_reported_again() {
         assert_eq!(rc.take_reports().len(), 1);
         rc.on_device_done();
     }
+}
+
+#[test]
+fn a_free_not_ordered_after_another_streams_use_is_a_hazard_even_without_reuse() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(A, &[range(0, 64, true)], "A fills", site(1));
+    rc.on_record(EventId(0), A);
+    rc.on_wait(B, EventId(0));
+    rc.on_stream_op(B, &[range(16, 16, false)], "B reads", site(2));
+    rc.on_free(Some(A), (0, 64), site(3), Some(site(9)));
+    let [report] = rc.reports() else {
+        panic!("{:?}", rc.reports())
+    };
+    assert_eq!(report.kind, RaceKind::UnorderedFree);
+    assert_eq!((report.addr, report.bytes), (16, 16), "the bytes B read");
+    assert_eq!(report.previous.actor, Actor::Stream(B));
+    assert_eq!(report.previous.site, site(2));
+    assert_eq!(report.current.actor, Actor::Stream(A));
+    assert_eq!(report.allocated_at, Some(site(9)));
+    let text = report.to_string();
+    assert!(
+        text.starts_with("memory freed while another stream may still use it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the buffer allocated at test.rs:9:1, freed on stream 1 at test.rs:3:1"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "record an event on stream 2 after its last use and make stream 1 wait for it"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_free_ordered_after_every_use_raises_nothing() {
+    // Ordered by an event: the freeing stream waits for the reader's.
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(B, &[range(0, 64, false)], "B reads", site(1));
+    rc.on_record(EventId(0), B);
+    rc.on_wait(A, EventId(0));
+    rc.on_free(Some(A), (0, 64), site(2), None);
+    // Ordered through the CPU: it synchronized the reader first.
+    rc.on_stream_op(B, &[range(64, 64, false)], "B reads", site(3));
+    rc.on_stream_done(B);
+    rc.on_free(Some(A), (64, 64), site(4), None);
+    // Used only by the freeing stream itself, or freed after waiting for
+    // the device (`cuMemFree`).
+    rc.on_stream_op(A, &[range(128, 64, true)], "A writes", site(5));
+    rc.on_free(Some(A), (128, 64), site(6), None);
+    rc.on_stream_op(B, &[range(192, 64, true)], "B writes", site(7));
+    rc.on_device_done();
+    rc.on_free(None, (192, 64), site(8), None);
+    assert!(rc.reports().is_empty(), "{:?}", rc.reports());
+}
+
+#[test]
+fn a_dropped_buffer_is_named_by_where_it_was_allocated() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(B, &[range(0, 8, false)], "B reads", site(1));
+    let drop = CallSite::internal("drop of a DeviceBuffer");
+    rc.on_free(Some(A), (0, 8), drop, Some(site(5)));
+    let text = rc.reports()[0].to_string();
+    assert!(
+        text.contains("the buffer allocated at test.rs:5:1, dropped: freed on stream 1"),
+        "{text}"
+    );
 }

@@ -12,6 +12,8 @@ both!(
     reading_without_wait_sees_stale_data,
     cpu_reading_pinned_memory_too_early_is_a_race,
     freed_buffer_reused_while_another_stream_reads_it,
+    a_free_before_the_reader_is_ordered_is_reported_at_the_free,
+    a_free_ordered_after_the_reader_raises_nothing,
 );
 
 const N: usize = 1024;
@@ -152,9 +154,67 @@ fn freed_buffer_reused_while_another_stream_reads_it(backend: Backend) {
     }
 }
 
+/// Stream B reads a buffer of stream A's; A drops it, ordered after B's
+/// read or not. Returns the device and the line of the allocation.
+fn dropped_while_read(backend: Backend, ordered: bool) -> (gpu::Device, u32) {
+    let device = open(backend);
+    let (a, b) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+    let out = b.alloc_zeros::<f32>(1).unwrap();
+    let alloc_line = line!() + 1;
+    let block = a.alloc_zeros::<f32>(N).unwrap();
+    a.fill(&block, 1.0).unwrap();
+    let filled = a.record_event().unwrap();
+    b.wait_event(&filled).unwrap();
+    b.sum_after(SLOW, &block, &out).unwrap();
+    if ordered {
+        let read = b.record_event().unwrap();
+        a.wait_event(&read).unwrap();
+    }
+    drop(block); // freed on A, with nothing allocated after it
+    device.synchronize().unwrap();
+    assert_eq!(b.to_vec(&out).unwrap(), [N as f32], "nothing reused it");
+    (device, alloc_line)
+}
+
+fn a_free_before_the_reader_is_ordered_is_reported_at_the_free(backend: Backend) {
+    let (device, alloc_line) = dropped_while_read(backend, false);
+    let races = device.races();
+    let [race] = races.as_slice() else {
+        panic!("one report, at the free: {races:#?}")
+    };
+    assert_eq!(race.kind, RaceKind::UnorderedFree);
+    assert_eq!(
+        (race.current.actor, race.previous.actor),
+        (Actor::Stream(StreamId(1)), Actor::Stream(StreamId(2))),
+        "A frees what B reads"
+    );
+    assert!(!race.previous.write, "B's read: {race:#?}");
+    assert_eq!(race.allocated_at.map(|s| s.line), Some(alloc_line));
+    let text = race.to_string();
+    assert!(
+        text.starts_with("memory freed while another stream may still use it")
+            && text.contains("dropped: freed on stream")
+            && text.contains("wait_event"),
+        "{text}"
+    );
+}
+
+fn a_free_ordered_after_the_reader_raises_nothing(backend: Backend) {
+    let (device, _) = dropped_while_read(backend, true);
+    assert!(device.races().is_empty(), "{:#?}", device.races());
+}
+
 #[test]
 fn the_race_report_reads_well() {
     let (_, device, ..) = reuse(Backend::Virtual, false);
+    let text = device.races()[0].to_string();
+    let text = text.replace(env!("CARGO_MANIFEST_DIR"), "[gpu]");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn the_free_hazard_report_reads_well() {
+    let (device, _) = dropped_while_read(Backend::Virtual, false);
     let text = device.races()[0].to_string();
     let text = text.replace(env!("CARGO_MANIFEST_DIR"), "[gpu]");
     insta::assert_snapshot!(text);

@@ -64,6 +64,16 @@ fn race_kind(race: &RaceReport, bench: &Bench) -> (String, &'static str) {
             ),
             record_stream,
         ),
+        RaceKind::UnorderedFree => (
+            format!(
+                "a buffer ({}) was freed on {} while {}'s use of it at {} was not ordered before the free: nothing in this run reused it, but the pool may hand that memory to the very next allocation on the freeing stream, as a batch's copy would overwrite a step's input. Before a batch's buffer is dropped, make the copy stream wait for an event recorded on the compute stream after the step that reads it (the `record_stream` rule)",
+                race.allocated_at.map_or("dropped".into(), |s| format!("allocated at {s}")),
+                race.current.actor,
+                race.previous.actor,
+                race.previous.site
+            ),
+            record_stream,
+        ),
         RaceKind::Unordered if race.previous.actor == compute && !race.previous.write => (
             "the copy stream overwrote a buffer the compute stream still read: before a buffer is written again, make the copy stream wait for an event recorded after the step that reads it".to_string(),
             record_stream,
