@@ -49,6 +49,18 @@ pub(crate) fn grade(
     size: usize,
     flags: &[&str],
 ) -> Vec<f64> {
+    grade_env(workspace, scratch, name, size, flags, &[])
+}
+
+/// [`grade`], with more variables `env` in the judge's environment.
+pub(crate) fn grade_env(
+    workspace: &Path,
+    scratch: &Path,
+    name: &str,
+    size: usize,
+    flags: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<f64> {
     let class = scratch.join(name);
     let fresh = !class.exists();
     for i in (0..size).filter(|_| fresh) {
@@ -76,6 +88,7 @@ pub(crate) fn grade(
         .args(["--budget", "3600"])
         .env("CARGO_TARGET_DIR", workspace.join("target"))
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
