@@ -221,7 +221,12 @@ fn copy(command: &Command, program: &std::ffi::OsStr, before: &[std::ffi::OsStri
 /// What the launcher puts in place on this machine, as it reports with
 /// `--probe`; nothing in force when it cannot run.
 fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Layers {
-    let home = std::env::temp_dir();
+    // A folder of its own: the disk layer walks the home of what it
+    // sandboxes, and the machine's temporary folder may hold anything.
+    let Ok(own) = tempfile::Builder::new().prefix("judge-probe-").tempdir() else {
+        return Layers::default();
+    };
+    let home = own.path().to_path_buf();
     let grant = Grant {
         kind: Kind::Run,
         read: Vec::new(),

@@ -1,8 +1,9 @@
 //! The median against the GPU time the judge knows, and the throughput at
 //! the median.
 
-use super::workload::{COLD, HOST, RUN, SLOW, WORK, close, measured, ms};
+use super::workload::{COLD, HOST, PLAN, RUN, SLOW, WORK, close, measured, measured_as, ms};
 use judge_harness::{Ctx, Failure, median};
+use time_it::{Matmul, Timing};
 
 /// Where the rules are.
 const SECTION: &str = "see cpu-and-gpu.md#timing-gpu-work";
@@ -87,8 +88,24 @@ fn the_middle_sample(reported: f64, samples: &[f64]) -> Result<(), Failure> {
 }
 
 pub(super) fn throughput_is_the_work_over_the_median(ctx: &Ctx) -> Result<(), Failure> {
-    let timing = measured(ctx)?.timing;
-    let operations = 2.0 * (WORK.m * WORK.n * WORK.k) as f64;
+    throughput_of(measured(ctx)?.timing, WORK)?;
+    // A product of matrices that are not square: a formula for square ones
+    // (2·n³) is right only when m = n = k.
+    throughput_of(measured_as(ctx, PLAN, OBLONG)?.timing, OBLONG)
+}
+
+/// A matmul of an `m × k` and a `k × n` matrix, no two sizes equal and no
+/// size's cube equal to m·n·k (4096 · 1024 · 256 is 1024³, which would let a
+/// square formula pass).
+const OBLONG: Matmul = Matmul {
+    m: 4096,
+    n: 2048,
+    k: 512,
+};
+
+/// Passes when `timing`'s throughput is `work`'s operations over its median.
+fn throughput_of(timing: Timing, work: Matmul) -> Result<(), Failure> {
+    let operations = 2.0 * (work.m * work.n * work.k) as f64;
     let seconds = timing.median_ms / 1e3;
     let expected = operations / seconds;
     if seconds > 0.0 && close(timing.flops_per_s, expected) {
@@ -114,6 +131,11 @@ pub(super) fn throughput_is_the_work_over_the_median(ctx: &Ctx) -> Result<(), Fa
         operations / (timing.samples_ms.iter().sum::<f64>() / 1e3),
     ) {
         "the work of one run over the time of all the runs: the throughput is one run's work over one run's (median) time".into()
+    } else if let Some(cube) = square_formula(timing.flops_per_s, seconds, work) {
+        format!(
+            "2·{cube}³ operations, the count for two square matrices of side {cube}: this product is {} × {} by {} × {}, and its count is 2·m·n·k, each size in its place",
+            work.m, work.k, work.k, work.n
+        )
     } else if near(1e3) || near(2e3) {
         "the rate of a time in seconds read as milliseconds: divide the operations by the median in seconds".into()
     } else {
@@ -121,10 +143,45 @@ pub(super) fn throughput_is_the_work_over_the_median(ctx: &Ctx) -> Result<(), Fa
     };
     Err(Failure::new(
         format!(
-            "2·m·n·k = {operations:.3e} floating-point operations over your median ({:.3} ms): {expected:.3e} FLOP/s",
-            timing.median_ms
+            "for m = {}, n = {}, k = {}: 2·m·n·k = {operations:.3e} floating-point operations over your median ({:.3} ms): {expected:.3e} FLOP/s",
+            work.m, work.n, work.k, timing.median_ms
         ),
         format!("{:.3e} FLOP/s", timing.flops_per_s),
     )
     .detail(format!("{why}; {SECTION}")))
+}
+
+/// The side `s` of the square matmul whose count, 2·s³, `flops_per_s` is
+/// over `seconds`, when `s` is one of `work`'s sizes and `work` is not square.
+fn square_formula(flops_per_s: f64, seconds: f64, work: Matmul) -> Option<u64> {
+    if work.m == work.n && work.n == work.k {
+        return None;
+    }
+    [work.m, work.n, work.k].into_iter().find(|&side| {
+        let cube = 2.0 * (side * side * side) as f64 / seconds;
+        (flops_per_s / cube - 1.0).abs() <= 0.02
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_oblong_product_tells_a_square_formula_apart() {
+        let mnk = OBLONG.m * OBLONG.n * OBLONG.k;
+        for side in [OBLONG.m, OBLONG.n, OBLONG.k] {
+            assert_ne!(side * side * side, mnk, "{side}");
+        }
+        let seconds = 0.005;
+        let square = 2.0 * (OBLONG.n.pow(3)) as f64 / seconds;
+        assert_eq!(square_formula(square, seconds, OBLONG), Some(OBLONG.n));
+        let right = 2.0 * mnk as f64 / seconds;
+        assert_eq!(square_formula(right, seconds, OBLONG), None);
+        assert_eq!(
+            square_formula(right, seconds, WORK),
+            None,
+            "a square product"
+        );
+    }
 }

@@ -106,6 +106,17 @@ fn chosen() -> Measure {
 
 /// Measures the workload with `measure` on a device of the judge's backend.
 pub(crate) fn measure_with(ctx: &Ctx, measure: Measure) -> Result<Measured, Failure> {
+    measure_as(ctx, measure, PLAN, WORK)
+}
+
+/// Measures the workload with the learner's `measure`, asking for `plan`
+/// and telling it `work`: what the checks of other plans and shapes do.
+pub(crate) fn measured_as(ctx: &Ctx, plan: Plan, work: Matmul) -> Result<Measured, Failure> {
+    measure_as(ctx, chosen(), plan, work)
+}
+
+/// [`measure_with`], with `plan` and `work`.
+fn measure_as(ctx: &Ctx, measure: Measure, plan: Plan, work: Matmul) -> Result<Measured, Failure> {
     let device = ctx.device()?;
     let stream = device.new_stream()?;
     let mut calls = Vec::new();
@@ -117,7 +128,7 @@ pub(crate) fn measure_with(ctx: &Ctx, measure: Measure) -> Result<Measured, Fail
         calls.push((start, device.trace_mark()));
         Ok(())
     };
-    let timing = measure(&stream, PLAN, WORK, &mut run)
+    let timing = measure(&stream, plan, work, &mut run)
         .map_err(|e| Failure::new("`measure` to succeed", e.to_string()))?;
     device.synchronize()?;
     Ok(Measured {
