@@ -5,8 +5,10 @@
 //! must be the batches' sums, with no race between the streams (the
 //! `record_stream` rule for buffers allocated on the copy stream), no CPU
 //! wait in the steady state, and the copies hidden under the steps, against
-//! the physical limit measured in the same run.
+//! the physical limit measured in the same run; and other loads (none at
+//! all, batches of different lengths, `loads.rs`) must get their sums too.
 
+mod loads;
 mod outputs;
 mod overlap;
 mod steady;
@@ -36,6 +38,13 @@ pub(crate) const CHECKS: &[Check] = &[
         "between the second step and the last, no call that can make the CPU wait",
         "streams-and-events.md#waiting-on-the-gpu-against-waiting-on-the-cpu",
         20,
+        requires = [copies_overlap_the_steps],
+    ),
+    check!(
+        loads::any_load_gets_every_batchs_sum,
+        "no batch at all gets no output, and batches of different lengths each get their sum",
+        "streams-and-events.md#copies-that-overlap-compute",
+        10,
         requires = [copies_overlap_the_steps],
     ),
     check!(

@@ -74,6 +74,13 @@ fn race_kind(race: &RaceReport, bench: &Bench) -> (String, &'static str) {
             ),
             record_stream,
         ),
+        RaceKind::Unordered if race.current.actor == Actor::Cpu => (
+            format!(
+                "the CPU read host memory at {} that {} was still writing: nothing the CPU waited for covers that stream's copy (a synchronize of another stream says nothing about it); wait for the stream that copies the outputs, or an event recorded on it after the copy, before reading them",
+                race.current.site, race.previous.actor
+            ),
+            "streams-and-events.md#waiting-on-the-gpu-against-waiting-on-the-cpu",
+        ),
         RaceKind::Unordered if race.previous.actor == compute && !race.previous.write => (
             "the copy stream overwrote a buffer the compute stream still read: before a buffer is written again, make the copy stream wait for an event recorded after the step that reads it".to_string(),
             record_stream,

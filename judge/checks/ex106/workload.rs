@@ -62,12 +62,25 @@ impl Bench {
 
     /// Fills the batches on `device`.
     pub(crate) fn open_on(device: Device) -> Result<Self, Failure> {
+        let data: Vec<Vec<f32>> = (0..BATCHES)
+            .map(|b| (0..BATCH_LEN).map(|j| value(b, j)).collect())
+            .collect();
+        Self::with_batches(device, &data)
+    }
+
+    /// Opens the judge's device with batches holding `data` (none, or of
+    /// any lengths) instead of the eight of the workload.
+    pub(crate) fn open_with(ctx: &Ctx, data: &[Vec<f32>]) -> Result<Self, Failure> {
+        Self::with_batches(ctx.device()?, data)
+    }
+
+    /// Two streams of `device` and batches in pinned memory holding `data`.
+    fn with_batches(device: Device, data: &[Vec<f32>]) -> Result<Self, Failure> {
         let (copy, compute) = (device.new_stream()?, device.new_stream()?);
-        let mut batches = Vec::with_capacity(BATCHES);
-        for b in 0..BATCHES {
-            let host = device.alloc_pinned::<f32>(BATCH_LEN)?;
-            let data: Vec<f32> = (0..BATCH_LEN).map(|j| value(b, j)).collect();
-            host.write(&data)?;
+        let mut batches = Vec::with_capacity(data.len());
+        for values in data {
+            let host = device.alloc_pinned::<f32>(values.len())?;
+            host.write(values)?;
             batches.push(host);
         }
         Ok(Self {
