@@ -42,6 +42,13 @@ pub(crate) const CHECKS: &[Check] = &[
         requires = [each_run_is_one_sample],
     ),
     check!(
+        samples::other_plans_are_followed,
+        "no warm-up gives the cold first call as the one sample; no timed run gives no sample and a median of 0",
+        "cpu-and-gpu.md#timing-gpu-work",
+        10,
+        requires = [each_run_is_one_sample],
+    ),
+    check!(
         median::throughput_is_the_work_over_the_median,
         "the throughput is 2·m·n·k floating-point operations over the median, in seconds",
         "cpu-and-gpu.md#timing-gpu-work",

@@ -1,8 +1,11 @@
 //! The warm-up and the samples: one per timed run, each the GPU time of its
 //! run, told apart from the ways a measurement goes wrong.
 
-use super::workload::{COLD, HOST, Measured, PLAN, close, measured, ms, timed_truth_ms, truth_ms};
+use super::workload::{
+    COLD, HOST, Measured, PLAN, WORK, close, measured, measured_as, ms, timed_truth_ms, truth_ms,
+};
 use judge_harness::{Ctx, Failure};
+use time_it::Plan;
 
 /// Where the rules are.
 const SECTION: &str = "see cpu-and-gpu.md#timing-gpu-work";
@@ -25,6 +28,19 @@ pub(super) fn warms_up_first(ctx: &Ctx) -> Result<(), Failure> {
         )
         .detail(format!(
             "the first runs of a program pay one-time costs (module loading, the allocator's first segments); warm up first: run the workload `plan.warmup` times before timing anything; {SECTION}"
+        )));
+    }
+    if let Some(call) = measurement.elsewhere {
+        let what = match call < PLAN.warmup {
+            true => "a warm-up run",
+            false => "a timed run",
+        };
+        return Err(Failure::new(
+            "every run queued on the stream `measure` is given",
+            format!("call {call} of the workload, {what}, was queued on another stream"),
+        )
+        .detail(format!(
+            "two streams are not ordered: a warm-up on a stream of its own may still be running (the cold start with it) while the first timed runs run, sharing the GPU with them, and it does not warm the stream that is timed; run every call on the stream you were given, so that stream order puts the warm-up before the first start event; {SECTION}"
         )));
     }
     let samples = &measurement.timing.samples_ms;
@@ -131,4 +147,43 @@ fn cpu_ms(measurement: &Measured, call: usize) -> Option<f64> {
 pub(super) fn list(values: &[f64]) -> String {
     let shown: Vec<String> = values.iter().map(|v| format!("{v:.2}")).collect();
     format!("{} ms", shown.join(", "))
+}
+
+/// Plans other than the judge's main one: no warm-up (the first call of
+/// all is then the one timed run, cold), and no timed run at all.
+pub(super) fn other_plans_are_followed(ctx: &Ctx) -> Result<(), Failure> {
+    let one = measured_as(ctx, Plan { warmup: 0, reps: 1 }, WORK)?;
+    let asked = "`Plan { warmup: 0, reps: 1 }`: one call of the workload, timed";
+    if one.calls.len() != 1 {
+        return Err(Failure::new(asked, format!("{} calls", one.calls.len())).detail(format!(
+            "`plan.warmup` may be 0, and then no run is untimed: loop `0..plan.warmup` with no minimum, then `0..plan.reps`; {SECTION}"
+        )));
+    }
+    let samples = &one.timing.samples_ms;
+    let cold = truth_ms(0);
+    if samples.len() != 1 || !close(samples[0], cold) || one.timing.median_ms != samples[0] {
+        return Err(Failure::new(
+            format!("{asked}: one sample, the GPU time of that run ({cold:.1} ms), which is the median"),
+            format!("samples {samples:?}, median {:.3} ms", one.timing.median_ms),
+        )
+        .detail(format!(
+            "with no warm-up the one timed run is the first call of all; its sample is its GPU time, and the median of one sample is that sample; {SECTION}"
+        )));
+    }
+    let none = measured_as(ctx, Plan { warmup: 1, reps: 0 }, WORK)?;
+    let asked = "`Plan { warmup: 1, reps: 0 }`: the warm-up only, no sample and a median of 0";
+    let (calls, timing) = (none.calls.len(), &none.timing);
+    if calls != 1 || !timing.samples_ms.is_empty() || timing.median_ms != 0.0 {
+        return Err(Failure::new(
+            asked,
+            format!(
+                "{calls} call(s), samples {:?}, median {:.3} ms",
+                timing.samples_ms, timing.median_ms
+            ),
+        )
+        .detail(format!(
+            "a plan may time no run: then there is no sample to wait for or to sort, and the median of none is 0; {SECTION}"
+        )));
+    }
+    Ok(())
 }

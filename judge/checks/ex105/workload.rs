@@ -79,6 +79,9 @@ pub(crate) struct Measured {
     pub(crate) timing: Timing,
     /// For each call of the workload: the trace marks before and after it.
     pub(crate) calls: Vec<(u64, u64)>,
+    /// The first call of the workload on a stream other than the one
+    /// `measure` was given, if any.
+    pub(crate) elsewhere: Option<usize>,
 }
 
 impl Measured {
@@ -119,21 +122,24 @@ pub(crate) fn measured_as(ctx: &Ctx, plan: Plan, work: Matmul) -> Result<Measure
 fn measure_as(ctx: &Ctx, measure: Measure, plan: Plan, work: Matmul) -> Result<Measured, Failure> {
     let device = ctx.device()?;
     let stream = device.new_stream()?;
-    let mut calls = Vec::new();
+    let (mut calls, mut streams) = (Vec::new(), Vec::new());
     let mut run = |s: &Stream| -> gpu::Result<()> {
         let start = device.trace_mark();
         let gpu_time = Duration::from_secs_f64(truth_ms(calls.len()) / 1e3);
         s.spin(gpu_time)?;
         device.host_work(HOST);
         calls.push((start, device.trace_mark()));
+        streams.push(s.id());
         Ok(())
     };
     let timing = measure(&stream, plan, work, &mut run)
         .map_err(|e| Failure::new("`measure` to succeed", e.to_string()))?;
     device.synchronize()?;
+    let elsewhere = streams.iter().position(|&s| s != stream.id());
     Ok(Measured {
         device,
         timing,
         calls,
+        elsewhere,
     })
 }
