@@ -3,7 +3,7 @@
 
 use super::workload::{COLD, HOST, PLAN, RUN, SLOW, WORK, close, measured, measured_as, ms};
 use judge_harness::{Ctx, Failure, median};
-use time_it::{Matmul, Timing};
+use time_it::{Matmul, Plan, Timing};
 
 /// Where the rules are.
 const SECTION: &str = "see cpu-and-gpu.md#timing-gpu-work";
@@ -13,7 +13,7 @@ pub(super) fn the_median_is_the_gpu_time(ctx: &Ctx) -> Result<(), Failure> {
     let (reported, truth) = (timing.median_ms, ms(RUN));
     let samples = &timing.samples_ms;
     if close(reported, truth) {
-        return the_middle_sample(reported, samples);
+        return the_middle_sample(ctx, reported, samples);
     }
     let mean = samples.iter().sum::<f64>() / samples.len().max(1) as f64;
     let spread = samples.iter().copied().fold(0.0, f64::max)
@@ -52,6 +52,30 @@ pub(super) fn the_median_is_the_gpu_time(ctx: &Ctx) -> Result<(), Failure> {
     .detail(format!("{why}; {SECTION}")))
 }
 
+/// Whether, measured again with five timed runs (whose samples, in the
+/// order they run, are already sorted by whole milliseconds), the median
+/// is again not the middle sample: an index off by one, not a sort that
+/// orders the samples by something else than their value.
+fn off_by_one_again(ctx: &Ctx) -> bool {
+    let plan = Plan {
+        warmup: PLAN.warmup,
+        reps: 5,
+    };
+    measured_as(ctx, plan, WORK).map_or(true, |again| {
+        again.timing.median_ms != median(&again.timing.samples_ms)
+    })
+}
+
+/// The mean of `samples` without the smallest and the largest.
+fn trimmed_mean(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0..=2 => mean(&sorted),
+        n => mean(&sorted[1..n - 1]),
+    }
+}
+
 /// The mean of `samples` (0 when there is none).
 fn mean(samples: &[f64]) -> f64 {
     samples.iter().sum::<f64>() / samples.len().max(1) as f64
@@ -61,7 +85,7 @@ fn mean(samples: &[f64]) -> f64 {
 /// statement defines the median: a sample near the GPU time that is not the
 /// middle one (the second smallest, say) passes the 2% test by luck of a
 /// workload whose runs nearly all take the same time.
-fn the_middle_sample(reported: f64, samples: &[f64]) -> Result<(), Failure> {
+fn the_middle_sample(ctx: &Ctx, reported: f64, samples: &[f64]) -> Result<(), Failure> {
     let middle = median(samples);
     if reported == middle {
         return Ok(());
@@ -69,13 +93,27 @@ fn the_middle_sample(reported: f64, samples: &[f64]) -> Result<(), Failure> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let rank = sorted.iter().position(|&s| s == reported);
+    let middle_index = sorted.len() / 2;
     let which = match rank {
+        Some(i) if i.abs_diff(middle_index) == 1 && !off_by_one_again(ctx) => format!(
+            "it is sample {} of {} once sorted, next to the middle one ({}), and with five timed runs your median is the middle one: your sort does not order the samples by value (a sort by whole milliseconds, `sort_by_key(|&ms| ms as u64)`, keeps samples of the same millisecond in the order they ran); sort the values themselves (`sort_by(f64::total_cmp)`)",
+            i + 1,
+            sorted.len(),
+            middle_index + 1
+        ),
+        Some(i) if i.abs_diff(middle_index) == 1 => format!(
+            "it is sample {} of {} once sorted, not the middle one ({}): an index one off the middle, `len / 2` (a 1-based middle position used as a 0-based index, say)",
+            i + 1,
+            sorted.len(),
+            middle_index + 1
+        ),
         Some(i) => format!(
             "it is sample {} of {} once sorted, not the middle one ({})",
             i + 1,
             sorted.len(),
             sorted.len() / 2 + 1
         ),
+        None if close(reported, trimmed_mean(samples)) => "it is none of your samples but their mean without the fastest and the slowest: a trimmed mean is not the median, which is one of the samples, the middle one once sorted".into(),
         None => "it is none of your samples".into(),
     };
     Err(Failure::new(
@@ -113,8 +151,14 @@ fn throughput_of(timing: Timing, work: Matmul) -> Result<(), Failure> {
     }
     let ratio = timing.flops_per_s / expected;
     let near = |r: f64| (ratio / r - 1.0).abs() <= 0.02;
-    let why = if near(0.5) {
-        "m·n·k operations: each term of a dot product is a multiply and an add, two floating-point operations, so a matmul is 2·m·n·k".into()
+    let dot = work.k as f64;
+    let why = if near(1.0 / dot) {
+        format!(
+            "2·m·n operations, one multiply and one add per element of the product: each of its m·n elements is a dot product of k = {} terms, each a multiply and an add, so the count is 2·m·n·k",
+            work.k
+        )
+    } else if near(0.5) {
+        "m·n·k operations: each term of a dot product is a multiply and an add, two floating-point operations, so a matmul is 2·m·n·k".to_string()
     } else if near(1e-3) {
         "operations per millisecond: `median_ms` is in milliseconds, a rate is per second".into()
     } else if near(0.5e-3) {

@@ -70,9 +70,14 @@ pub(super) fn each_run_is_one_sample(ctx: &Ctx) -> Result<(), Failure> {
         list(&truth)
     );
     if samples.len() != PLAN.reps {
+        let dropped_first = samples.len() + 1 == PLAN.reps
+            && samples.iter().zip(&truth[1..]).all(|(&s, &t)| close(s, t));
         let why = match samples.len() {
             1 => {
                 "one time for every run together: a median needs one sample per run (record a pair of events per run)"
+            }
+            _ if dropped_first => {
+                "the first timed run has no sample: these are the samples of runs 2 to the last; the warm-up already absorbs the cold start, so every timed run, the first included, gives one sample"
             }
             _ => "each timed run gives exactly one sample, in the order they ran",
         };
@@ -111,6 +116,21 @@ fn why(measurement: &Measured, i: usize) -> String {
     if flat && close(sample, mean) {
         return format!(
             "every sample is {sample:.3} ms, the mean of the runs: one pair of events (or one clock) around every run, divided by their number, gives their mean; record a pair of events around each run, and a median exists"
+        );
+    }
+    if let Some(last) = truth.last().filter(|&&last| flat && close(sample, last)) {
+        return format!(
+            "every sample is {sample:.3} ms, the last run's GPU time ({last:.3} ms): one pair of events recorded again around each run moves the pair to that run, so read after the loop every sample is the last run's; record a new pair of events for each run and keep them all"
+        );
+    }
+    if samples
+        .iter()
+        .zip(&truth)
+        .all(|(&s, &t)| close(s + ms(HOST), t))
+    {
+        return format!(
+            "each sample is about {:.1} ms (the run's CPU work) short of its run's GPU time: the clock started only after `run` returned, and the GPU had been running the work since its launch, while the CPU did the run's own CPU work; start the clock before calling `run` (on an idle stream), or record the start event before it",
+            ms(HOST)
         );
     }
     if (0..samples.len()).all(|j| close(samples[j], truth_ms(j))) {
