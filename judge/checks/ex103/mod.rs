@@ -12,6 +12,7 @@
 //! they share.
 
 mod bucket;
+mod edges;
 mod outputs;
 mod submit;
 mod support;
@@ -40,6 +41,13 @@ pub(crate) const CHECKS: &[Check] = &[
         "after warm-up, each step is exactly one graph launch: no capture, no kernel of the model, nothing that blocks",
         "cuda-graphs.md#capture-and-replay",
         25,
+    ),
+    check!(
+        edges::decode_takes_any_list_of_batches,
+        "decode of no batch is zero steps; one call of batches of 1, 16 and 3 rows is right; 0 and 17 rows are refused",
+        "cuda-graphs.md#one-graph-per-bucket",
+        10,
+        requires = [one_graph_launch_per_step],
     ),
     check!(
         submit::submit_at_least_5x_less_than_eager,
