@@ -3,6 +3,7 @@
 //! same GPU.
 
 use super::support::{batch, batch_sizes, eager, reference, runner};
+use gpu::OpKind;
 use graph_buffers::{Model, WIDTH};
 use judge_harness::{Ctx, Failure};
 
@@ -52,9 +53,31 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
         .collect();
     if let Some(&k) = wrong.first() {
         let sizes: Vec<usize> = steps.iter().map(|s| s.rows).collect();
-        let why = match one_step_late(&steps, &wrong, &got) {
-            true => "each step's rows are the results of the step before it (one step late): the output was copied out of the static output before the graph launch that computes it. Copy the real rows out after the launch, in stream order".to_string(),
-            false => diagnose(&model, &steps, k, &got[range(&steps[k])]),
+        let trace = device.trace();
+        let launched_on = trace
+            .since(mark)
+            .iter()
+            .find(|e| e.op == OpKind::GraphLaunch)
+            .and_then(|e| e.stream);
+        let why = if one_step_late(&steps, &wrong, &got) {
+            "each step's rows are the results of the step before it (one step late): the output was copied out of the static output before the graph launch that computes it. Copy the real rows out after the launch, in stream order".to_string()
+        } else if one_step_early(&steps, &wrong, &got) {
+            "each step's rows are the results of the step after it (one step early): its rows were copied out of the static output only after the next batch's graph had been launched, and that replay had overwritten them. Copy each step's rows out right after its own launch, before the next one is queued".to_string()
+        } else if let Some(other) = launched_on.filter(|&s| s != stream.id()) {
+            format!(
+                "the graphs replay on stream {other}, the stream they were captured on, while `decode` copies each batch in and its rows out on the runner's stream {}, and nothing orders the two: a replay may run before its batch is copied in, or after the next one is. Capture the graphs on the runner's stream, so that every step is in one stream's order",
+                stream.id()
+            )
+        } else {
+            diagnose(&model, &steps, k, &got[range(&steps[k])])
+        };
+        let why = match races.first() {
+            Some(race) => format!(
+                "{why}; the race checker found {} race(s) between the streams, which is what made it wrong; the first: {}",
+                races.len(),
+                race.lines().next().unwrap_or_default()
+            ),
+            None => why,
         };
         return Err(Failure::new(
             format!("every step's output rows to equal the eager model's (batch sizes {sizes:?})"),
@@ -78,6 +101,21 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
         .detail(races.join("\n")));
     }
     Ok(())
+}
+
+/// Whether every wrong step but the last holds, in the rows it shares with
+/// the step after it, that step's results: outputs copied out after the
+/// next replay.
+fn one_step_early(steps: &[Step], wrong: &[usize], got: &[f32]) -> bool {
+    let early = |&k: &usize| {
+        k + 1 < steps.len() && {
+            let shared = steps[k].rows.min(steps[k + 1].rows) * WIDTH;
+            let start = steps[k].first_row * WIDTH;
+            got[start..start + shared] == steps[k + 1].want[..shared]
+        }
+    };
+    let earlier: Vec<&usize> = wrong.iter().filter(|&&k| k + 1 < steps.len()).collect();
+    earlier.len() >= 3 && earlier.into_iter().all(early)
 }
 
 /// Whether every wrong step after the first holds, in the rows it shares

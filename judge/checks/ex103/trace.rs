@@ -114,6 +114,15 @@ fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Fail
             Some(e),
         ));
     }
+    if let Some(e) = entries.iter().find(|e| e.op == OpKind::Alloc) {
+        return Err(fail(
+            format!(
+                "it allocates (`{}`, {} bytes) in every step: a step only queues work on the buffers `Runner::new` allocated once, the static input first; stage the batch and its padding there, not in a buffer of its own",
+                e.name, e.bytes
+            ),
+            Some(e),
+        ));
+    }
     let graphs = entries
         .iter()
         .filter(|e| e.op == OpKind::GraphLaunch)
@@ -152,10 +161,11 @@ fn graph_launch<'a>(entries: &[&'a TraceEntry]) -> Option<&'a TraceEntry> {
 /// Why the padding rows of a batch of `rows` are left stale, if they are:
 /// before the graph launch, nothing (a fill, a memset or a copy) wrote as
 /// many bytes as the padding holds, from the batch's last row to its
-/// bucket's.
+/// bucket's, or as the whole bucket (a padded batch copied in at once).
 fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
     let bucket = graph_buffers::bucket_for(rows)?;
     let padding = ((bucket - rows) * WIDTH * 4) as u64;
+    let whole = (bucket * WIDTH * 4) as u64;
     if padding == 0 {
         return None;
     }
@@ -167,7 +177,7 @@ fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
                 OpKind::Launch | OpKind::Memset | OpKind::CopyDeviceToDevice
             )
         })
-        .any(|e| e.bytes == padding);
+        .any(|e| e.bytes == padding || e.bytes == whole);
     (!written).then(|| {
         format!(
             "nothing wrote the padding rows {rows}..{bucket} of the static input ({padding} bytes) before the graph launch: the graph computes every row of its bucket, so fill the padding (with zeros, say) after copying the batch in, or those rows hold an earlier, larger batch's data"
