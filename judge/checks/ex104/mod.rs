@@ -6,10 +6,12 @@
 //! otherwise (the sync report of `report.rs`, read from the trace); its
 //! launches keep one shape; a step queued behind a long `spin` returns at
 //! once; its step time reaches the GPU-bound limit measured in the same run;
-//! and the step times it reports agree with the judge's events.
+//! and the step times it reports agree with the judge's events; and runs
+//! shorter than `max_steps` are reported as they ran (`shorter.rs`).
 
 mod outputs;
 mod report;
+mod shorter;
 mod support;
 mod syncs;
 #[cfg(test)]
@@ -38,6 +40,13 @@ pub(crate) const CHECKS: &[Check] = &[
         "every steady-state step launches its kernels with the same shapes",
         "hidden-syncs.md#data-dependent-shapes-and-control-flow",
         10,
+    ),
+    check!(
+        shorter::shorter_runs_are_reported_as_they_ran,
+        "a run of no step, and one of a window and a half after an idle CPU, are reported as they ran",
+        "hidden-syncs.md#where-to-put-the-sync-points",
+        10,
+        requires = [one_wait_per_log_window],
     ),
     check!(
         timing::a_step_returns_before_the_gate,

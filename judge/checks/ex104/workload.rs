@@ -113,7 +113,11 @@ fn finish_step(r: usize) -> Option<usize> {
 }
 
 /// What the loop must produce for `inputs`: outputs and log lines.
-fn expected(decoder: &Decoder, inputs: &[Vec<i32>], eos: i32) -> (Vec<Vec<i32>>, Vec<LogLine>) {
+pub(crate) fn expected(
+    decoder: &Decoder,
+    inputs: &[Vec<i32>],
+    eos: i32,
+) -> (Vec<Vec<i32>>, Vec<LogLine>) {
     let mut outputs = vec![Vec::new(); BATCH];
     let mut done = [false; BATCH];
     let mut logs = Vec::new();
