@@ -9,7 +9,8 @@
 //! times it on the backend's CPU clock, appends the trace entry, and applies
 //! its [`Race`] effects (`apply_race`, the one place that updates the race
 //! checker). So both backends get exactly the same checks, and what a
-//! capture allows is one `match`.
+//! capture allows is one `match`. (Just over 400 lines with the hook of its
+//! tests: the choke point stays in one file.)
 
 mod allocations;
 mod capture;

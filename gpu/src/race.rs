@@ -17,9 +17,10 @@
 //! memory handed out again while another stream may still use it is
 //! reported as a reuse too, with the site of the free.
 //!
-//! Just over 400 lines (the shadow memory is already its own module,
-//! `shadow`): the vector clocks, the check of each access and the reports it
-//! makes are one algorithm whose parts read best together.
+//! About 500 lines (the shadow memory is already its own module, `shadow`,
+//! and the tests are in `tests`): the vector clocks, the check of each
+//! access and of each free, and the reports they make are one algorithm
+//! whose parts read best together.
 
 mod shadow;
 
@@ -152,7 +153,7 @@ impl fmt::Display for RaceReport {
         }
         f.write_str("  nothing orders the two: ")?;
         f.write_str(match (self.kind, self.current.actor, self.previous.actor) {
-            (RaceKind::ReuseAfterFree | RaceKind::UnorderedFree, _, _) => {
+            (RaceKind::ReuseAfterFree, _, _) => {
                 "record the other stream's use (`record_stream`), or make the freeing stream wait for an event recorded after that use"
             }
             (_, Actor::Cpu, _) => "synchronize the event recorded after the GPU's access before the CPU touches the memory",

@@ -15,6 +15,9 @@
 //! ([`insta`]): nothing the learner sets can make a snapshot assertion pass
 //! or write a snapshot. In grade mode the harness reads a read-only copy of
 //! the suite's snapshots ([`insta::Snapshots`]).
+//!
+//! Just over 400 lines: starting a run, waiting for it and reading its
+//! channel are one protocol, and its parts read best together.
 
 mod insta;
 

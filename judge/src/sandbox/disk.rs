@@ -116,15 +116,23 @@ fn space(meta: &std::fs::Metadata) -> u64 {
     }
 }
 
+/// The words that mark [`message`]'s line, for [`said`].
+const MARK: &str = "past the disk limit";
+
 /// What the launcher says on the sandbox's standard error when the limit
 /// ended it.
 pub(crate) fn message(added: u64, limit: u64) -> String {
     format!(
-        "the sandbox ended this process: its files grew by {} together, past the disk limit of {} \
+        "the sandbox ended this process: its files grew by {} together, {MARK} of {} \
          (`--disk-limit`); write less, or write one file and reuse it",
         mib(added),
         mib(limit)
     )
+}
+
+/// The line of `stderr` that [`message`] wrote, if the launcher wrote one.
+pub(crate) fn said(stderr: &str) -> Option<&str> {
+    stderr.lines().find(|line| line.contains(MARK))
 }
 
 /// Bytes as MiB for a person.
