@@ -358,6 +358,9 @@ pub(crate) fn build(
         messages.insert(0, stderr.clone());
     } else if let Some(line) = past_disk_limit(&status, &stderr) {
         messages.insert(0, line);
+    } else if let Some(line) = past_memory_limit(&status, &stderr) {
+        stderr = format!("{line}\n{stderr}");
+        messages.insert(0, line);
     }
     match (status.success(), binary) {
         (true, Some(path)) => {
@@ -369,6 +372,16 @@ pub(crate) fn build(
         (true, None) => bail!("cargo built `{}` but reported no binary", spec.package_name),
         (false, _) if messages.is_empty() => Ok(Built::CompileError(stderr)),
         (false, _) => Ok(Built::CompileError(explain_api(spec, messages.join("\n")))),
+    }
+}
+
+/// The sandbox's own line, when the kernel ended a process of the build
+/// (the compiler, most often) past the sandbox's memory limit: without it,
+/// cargo says only that `rustc` died of `SIGKILL`.
+fn past_memory_limit(status: &std::process::ExitStatus, stderr: &str) -> Option<String> {
+    match status.success() {
+        true => None,
+        false => crate::sandbox::cgroup::memory_said(stderr).map(str::to_string),
     }
 }
 

@@ -158,3 +158,41 @@ fn links_devices_and_bad_files_are_refused_by_name() {
         "{why}"
     );
 }
+
+/// A source path that the judge reads whole but that, under the judge's
+/// scratch folder, is longer than a path may be: that submission's crate
+/// is refused with a message that names the file and what to do, and
+/// nothing is returned as an error (which would stop the class).
+#[test]
+fn a_path_too_long_for_the_scratch_folder_is_refused_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("src/{}/more.rs", "m".repeat(255));
+    let sub = submission(
+        dir.path(),
+        &[("src/lib.rs", "pub fn add() {}"), (&deep, "//! more")],
+    );
+    let manifest = dir.path().join("course.toml");
+    std::fs::write(&manifest, COURSE).unwrap();
+    let source = Source {
+        submission: &sub,
+        folder: Path::new("exercises/901-x"),
+    };
+    // Nearly as long as a path may be: the crate's folder can be made, a
+    // file of its `src/` cannot.
+    let long = (0..15).fold(dir.path().join("scratch"), |to, _| to.join("s".repeat(255)));
+    let taken = take(
+        &source,
+        &long,
+        &manifest,
+        Path::new("/course/exercises/901-x"),
+    );
+    let Ok(Intake::Refused(why)) = taken else {
+        panic!("refused, not {taken:?}");
+    };
+    assert!(
+        why.starts_with("`exercises/901-x/")
+            && why.contains("cannot be copied into the judge's scratch folder")
+            && why.ends_with("shorten its path"),
+        "{why}"
+    );
+}

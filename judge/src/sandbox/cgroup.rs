@@ -298,6 +298,55 @@ pub(crate) fn end_work(dirs: &[PathBuf]) {
     }
 }
 
+/// How many processes the kernel ended in the groups of `dirs` (and their
+/// `work` groups) for holding more than the memory limit: v2's
+/// `memory.events`, v1's `memory.oom_control` (both count the groups
+/// beneath too).
+pub(crate) fn memory_kills(dirs: &[PathBuf]) -> u64 {
+    let kills = |file: PathBuf| {
+        std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .find_map(|line| line.strip_prefix("oom_kill "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    dirs.iter()
+        .flat_map(|dir| [dir.clone(), dir.join(WORK)])
+        .flat_map(|dir| [dir.join("memory.events"), dir.join("memory.oom_control")])
+        .map(kills)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The words that mark [`memory_message`]'s line, for [`memory_said`].
+const MEMORY_MARK: &str = "past the sandbox's memory limit";
+
+/// What the launcher says on the sandbox's standard error when the kernel
+/// ended a process of it past the sandbox's memory limit of `limit` bytes.
+pub(crate) fn memory_message(limit: u64) -> String {
+    format!(
+        "the sandbox ended a process: its processes together held {MEMORY_MARK} of {} \
+         (`--memory-limit`); hold less at once (a buffer that grows without end, a file \
+         or a constant that the compiler must hold whole)",
+        gib(limit)
+    )
+}
+
+/// The line of `stderr` that [`memory_message`] wrote, if the launcher wrote one.
+pub(crate) fn memory_said(stderr: &str) -> Option<&str> {
+    stderr.lines().find(|line| line.contains(MEMORY_MARK))
+}
+
+/// Bytes as GiB for a person (`2 GiB`, `0.5 GiB`).
+fn gib(bytes: u64) -> String {
+    let gib = bytes as f64 / f64::from(1u32 << 30);
+    match gib.fract() == 0.0 {
+        true => format!("{gib:.0} GiB"),
+        false => format!("{gib:.2} GiB"),
+    }
+}
+
 /// Freezes a v1 freezer group and all beneath it, kills every member, and
 /// thaws it so that the kills are delivered.
 fn freeze_and_kill(dir: &Path) {
@@ -364,6 +413,34 @@ mod tests {
         let none = Hierarchies::from_tables(HYBRID_MOUNTS, HYBRID_OWN, |_| false);
         assert!(!none.any());
         assert!(none.describe().contains("no pids or memory controller"));
+    }
+
+    #[test]
+    fn the_kernels_memory_kills_are_read_from_either_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let (v1, v2) = (dir.path().join("v1"), dir.path().join("v2"));
+        for group in [&v1, &v2] {
+            std::fs::create_dir_all(group.join(WORK)).unwrap();
+        }
+        let dirs = [v1.clone(), v2.clone()];
+        assert_eq!(memory_kills(&dirs), 0, "no file, no kill");
+        std::fs::write(
+            v1.join("memory.oom_control"),
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n",
+        )
+        .unwrap();
+        assert_eq!(memory_kills(&dirs), 0);
+        std::fs::write(
+            v2.join(WORK).join("memory.events"),
+            "low 0\nhigh 0\nmax 9\noom 1\noom_kill 2\noom_group_kill 0\n",
+        )
+        .unwrap();
+        assert_eq!(memory_kills(&dirs), 2);
+        let line = memory_message(2 << 30);
+        assert!(line.contains("memory limit of 2 GiB"), "{line}");
+        let stderr = format!("warning: something\n{line}\n");
+        assert_eq!(memory_said(&stderr), Some(line.as_str()));
+        assert!(memory_message(1 << 29).contains("of 0.50 GiB"));
     }
 
     #[test]

@@ -114,6 +114,9 @@ fn outer(mut launch: Launch) -> Result<u8> {
     // nothing left, or ends what it finds.
     cgroup::end_work(&launch.policy.cgroups);
     reaper::kill_descendants();
+    if cgroup::memory_kills(&launch.policy.cgroups) > 0 {
+        eprintln!("{}", cgroup::memory_message(launch.policy.limits.memory));
+    }
     if let (Some(added), Some(quota)) = (over, &quota) {
         eprintln!("{}", disk::message(added, quota.limit()));
         return Ok(die_of(nix::sys::signal::Signal::SIGXFSZ as i32));

@@ -19,6 +19,7 @@
 use crate::formats::read_json;
 use crate::support::{Course, Output, arg, copy_marked, processes_holding};
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -27,6 +28,9 @@ const FOLDER: &str = "902-wrong-answer";
 
 /// The longest a class of two may take to grade.
 const LIMIT: Duration = Duration::from_secs(240);
+
+/// The judge's environment for one layer set, and any more variables.
+type Env<'a> = &'a [(&'a str, &'a OsStr)];
 
 /// A class with an attacker and an honest student, graded.
 struct Graded {
@@ -80,8 +84,8 @@ fn attacker_crate(course: &Course) -> PathBuf {
 /// Adds `b-honest` (the reference solution) to the class and grades it;
 /// checks the four things every attack test checks (see the module).
 #[track_caller]
-fn grade(course: &Course, alone: bool) -> Graded {
-    let graded = grade_with(course, alone, &[]);
+fn grade(course: &Course, alone: bool, env: Env<'_>) -> Graded {
+    let graded = grade_env(course, alone, &[], env);
     let attacker = graded.attacker();
     assert_eq!(attacker["score"], 0.0, "{attacker:#}");
     assert_ne!(attacker["status"], "passed", "{attacker:#}");
@@ -98,12 +102,7 @@ fn grade_with(course: &Course, alone: bool, more: &[&str]) -> Graded {
 
 /// [`grade_with`], with more variables in the judge's environment.
 #[track_caller]
-fn grade_env(
-    course: &Course,
-    alone: bool,
-    more: &[&str],
-    env: &[(&str, &std::ffi::OsStr)],
-) -> Graded {
+fn grade_env(course: &Course, alone: bool, more: &[&str], env: Env<'_>) -> Graded {
     let honest = course.class.join("b-honest/exercises").join(FOLDER);
     copy_marked(&course.root.join("solutions").join(FOLDER), &honest, &[]);
     let before = course.digest();
@@ -111,15 +110,15 @@ fn grade_env(
     let mut args = vec!["grade", "--class", arg(&course.class), "--out", arg(&file)];
     args.extend(more);
     let out = course.judge_within_env(&args, LIMIT, alone, env);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(course.digest() == before, "the course changed");
+    assert_eq!(out.code, 0, "{env:?}: {out:?}");
+    assert!(course.digest() == before, "{env:?}: the course changed");
     let results = read_json(&file);
     let graded = Graded { out, results, file };
     let honest = &graded.results["submissions"][1];
     assert_eq!(
         (honest["name"].as_str(), honest["score"].as_f64()),
         (Some("b-honest"), Some(10.0)),
-        "{honest:#}"
+        "{env:?}: {honest:#}"
     );
     graded
 }
@@ -158,7 +157,7 @@ fn said(graded: &Graded) -> String {
 fn a_forgery_through_memory_unsafety_earns_nothing_when_decided_outside_the_students_process() {
     for attack in ["end-events", "second-suite", "quiet"] {
         let course = class_with("forges-through-memory", &[("@ATTACK@", attack)]);
-        let graded = grade(&course, false);
+        let graded = grade(&course, false, &[]);
         let attacker = graded.attacker();
         assert_eq!(
             attacker["decided"], "outside_the_learners_process",
@@ -177,24 +176,26 @@ fn a_forgery_through_memory_unsafety_earns_nothing_when_decided_outside_the_stud
 
 #[test]
 fn a_build_script_in_src_does_not_run() {
-    let course = class_with("build-script", &[]);
-    let graded = grade(&course, false);
-    assert_eq!(
-        graded.attacker()["status"],
-        "failed",
-        "its own wrong `add` was checked"
-    );
-    assert!(
-        !said(&graded).contains("the course's suite is mine"),
-        "{}",
-        said(&graded)
-    );
+    for env in both_layer_sets() {
+        let course = class_with("build-script", &[]);
+        let graded = grade(&course, false, &env);
+        assert_eq!(
+            graded.attacker()["status"],
+            "failed",
+            "{env:?}: its own wrong `add` was checked"
+        );
+        assert!(
+            !said(&graded).contains("the course's suite is mine"),
+            "{env:?}: {}",
+            said(&graded)
+        );
+    }
 }
 
 #[test]
 fn a_path_dependency_on_the_solution_is_not_the_students_code() {
     let course = class_with("path-dependency", &[]);
-    let graded = grade(&course, false);
+    let graded = grade(&course, false, &[]);
     assert_eq!(graded.attacker()["status"], "compile_error");
     assert!(said(&graded).contains("`sol`"), "{}", said(&graded));
 }
@@ -202,7 +203,7 @@ fn a_path_dependency_on_the_solution_is_not_the_students_code() {
 #[test]
 fn a_lib_path_to_the_solution_is_not_the_students_code() {
     let course = class_with("lib-path", &[]);
-    let graded = grade(&course, false);
+    let graded = grade(&course, false, &[]);
     assert_eq!(
         graded.attacker()["status"],
         "failed",
@@ -216,7 +217,7 @@ fn an_exercise_folder_linked_to_the_solution_is_refused() {
     let folder = attacker_crate(&course);
     std::fs::create_dir_all(folder.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(course.root.join("solutions").join(FOLDER), &folder).unwrap();
-    let graded = grade(&course, false);
+    let graded = grade(&course, false, &[]);
     assert_verdict(
         &graded,
         "compile_error",
@@ -232,7 +233,7 @@ fn a_src_linked_to_the_solution_is_refused_and_the_class_goes_on() {
     let solution = course.root.join("solutions").join(FOLDER);
     std::fs::copy(solution.join("Cargo.toml"), folder.join("Cargo.toml")).unwrap();
     std::os::unix::fs::symlink(solution.join("src"), folder.join("src")).unwrap();
-    let graded = grade(&course, false);
+    let graded = grade(&course, false, &[]);
     assert_verdict(
         &graded,
         "compile_error",
@@ -242,64 +243,69 @@ fn a_src_linked_to_the_solution_is_refused_and_the_class_goes_on() {
 
 #[test]
 fn a_nonce_read_from_proc_self_mem_signs_nothing() {
-    let course = class_with("memory-reader", &[]);
-    let graded = grade(&course, false);
-    assert_verdict(&graded, "failed", "forger: cannot read /proc/self/maps");
-    assert_eq!(graded.attacker()["forged_lines"], 0);
+    for env in both_layer_sets() {
+        let course = class_with("memory-reader", &[]);
+        let graded = grade(&course, false, &env);
+        assert_verdict(&graded, "failed", "forger: cannot read /proc/self/maps");
+        assert_eq!(graded.attacker()["forged_lines"], 0, "{env:?}");
+    }
 }
 
 #[test]
 fn a_child_in_its_own_process_group_dies_before_it_can_rewrite_the_results() {
-    let unique = unique();
-    let course = class_with("orphan-writer", &[("@UNIQUE@", &unique)]);
-    let graded = grade(&course, false);
-    assert!(
-        said(&graded).contains("orphan: started true"),
-        "{}",
-        said(&graded)
-    );
-    // The child would have waited for its parent, then a second more.
-    std::thread::sleep(Duration::from_secs(3));
-    assert_eq!(
-        processes_holding(&unique),
-        Vec::<String>::new(),
-        "the child outlived the judge"
-    );
-    let after = read_json(&graded.file);
-    assert_eq!(
-        after, graded.results,
-        "the results file changed after the judge ended"
-    );
+    for env in both_layer_sets() {
+        let unique = unique();
+        let course = class_with("orphan-writer", &[("@UNIQUE@", &unique)]);
+        let graded = grade(&course, false, &env);
+        assert!(
+            said(&graded).contains("orphan: started true"),
+            "{env:?}: {}",
+            said(&graded)
+        );
+        // The child would have waited for its parent, then a second more.
+        std::thread::sleep(Duration::from_secs(3));
+        assert_eq!(
+            processes_holding(&unique),
+            Vec::<String>::new(),
+            "{env:?}: the child outlived the judge"
+        );
+        let after = read_json(&graded.file);
+        assert_eq!(
+            after, graded.results,
+            "{env:?}: the results file changed after the judge ended"
+        );
+    }
 }
 
 #[test]
 fn stopping_the_parent_does_not_stop_grading() {
-    let course = class_with("stops-parent", &[]);
-    let graded = grade(&course, false);
-    assert_verdict(&graded, "failed", "stopper: kill -STOP");
+    for env in both_layer_sets() {
+        let course = class_with("stops-parent", &[]);
+        let graded = grade(&course, false, &env);
+        assert_verdict(&graded, "failed", "stopper: kill -STOP");
+    }
 }
 
 #[test]
 fn include_str_of_a_course_file_leaks_nothing() {
-    let course = class_with("includes-solution", &[]);
-    let graded = grade(&course, false);
-    assert_eq!(graded.attacker()["status"], "compile_error");
-    let written = std::fs::read_to_string(&graded.file).unwrap();
-    assert!(
-        !written.contains("//! The reference."),
-        "the solution leaked:\n{written}"
-    );
-    assert!(!graded.out.stdout.contains("//! The reference."));
+    for env in both_layer_sets() {
+        let course = class_with("includes-solution", &[]);
+        let graded = grade(&course, false, &env);
+        assert_eq!(graded.attacker()["status"], "compile_error", "{env:?}");
+        let written = std::fs::read_to_string(&graded.file).unwrap();
+        assert!(
+            !written.contains("//! The reference."),
+            "{env:?}: the solution leaked:\n{written}"
+        );
+        assert!(!graded.out.stdout.contains("//! The reference."));
+    }
 }
 
 /// The layers of this machine, then those of a machine with NVIDIA GPUs,
 /// where a CUDA run has no pid namespace (`JUDGE_SANDBOX_OMIT=pid`): the
 /// judge's environment for each.
-fn both_layer_sets() -> [Vec<(&'static str, &'static std::ffi::OsStr)>; 2] {
-    [
-        Vec::new(),
-        vec![("JUDGE_SANDBOX_OMIT", std::ffi::OsStr::new("pid"))],
-    ]
+fn both_layer_sets() -> [Vec<(&'static str, &'static OsStr)>; 2] {
+    [Vec::new(), vec![("JUDGE_SANDBOX_OMIT", OsStr::new("pid"))]]
 }
 
 #[test]
@@ -310,7 +316,7 @@ fn a_fork_loop_stops_at_the_process_limit_and_nothing_outlives_it() {
 }
 
 #[track_caller]
-fn fork_loop_is_stopped(env: &[(&str, &std::ffi::OsStr)]) {
+fn fork_loop_is_stopped(env: Env<'_>) {
     let unique = unique();
     let course = class_with("fork-loop", &[("@UNIQUE@", &unique)]);
     let graded = grade_env(&course, true, &[], env);
@@ -335,15 +341,17 @@ fn fork_loop_is_stopped(env: &[(&str, &std::ffi::OsStr)]) {
 
 #[test]
 fn a_16_gib_allocation_is_refused() {
-    let course = class_with("allocates-16-gib", &[]);
-    let graded = grade(&course, false);
-    assert!(
-        !said(&graded).contains("allocated 16 GiB"),
-        "{}",
-        said(&graded)
-    );
-    let first = &graded.attacker()["checks"][0];
-    assert_eq!(first["status"], "crashed", "{first:#}");
+    for env in both_layer_sets() {
+        let course = class_with("allocates-16-gib", &[]);
+        let graded = grade(&course, false, &env);
+        assert!(
+            !said(&graded).contains("allocated 16 GiB"),
+            "{env:?}: {}",
+            said(&graded)
+        );
+        let first = &graded.attacker()["checks"][0];
+        assert_eq!(first["status"], "crashed", "{env:?}: {first:#}");
+    }
 }
 
 #[test]
@@ -392,7 +400,7 @@ fn output_hard_coded_for_the_courses_inputs_fails_the_grading_seed() {
 fn the_shared_build_cache_stays_the_judges() {
     use std::os::unix::fs::MetadataExt;
     let course = class_with("build-script", &[]);
-    grade(&course, false);
+    grade(&course, false, &[]);
     let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/judge/cache/target/release");
     let me = std::fs::metadata("/proc/self").unwrap().uid();
     let mut files = 0;
@@ -425,21 +433,117 @@ fn the_shared_build_cache_stays_the_judges() {
 /// compile error; the honest student is graded after it.
 #[test]
 fn a_constant_evaluated_forever_at_compile_time_is_stopped_at_the_build_limit() {
-    let course = class_with("const-eval-never-ends", &[]);
-    warm(&course);
-    let started = std::time::Instant::now();
-    let graded = grade_with(&course, false, &["--build-timeout", "20"]);
-    assert_verdict(
-        &graded,
-        "compile_error",
-        "the build ran past its 20 s limit",
+    for env in both_layer_sets() {
+        let course = class_with("const-eval-never-ends", &[]);
+        warm(&course);
+        let started = std::time::Instant::now();
+        let graded = grade_env(&course, false, &["--build-timeout", "20"], &env);
+        assert_verdict(
+            &graded,
+            "compile_error",
+            "the build ran past its 20 s limit",
+        );
+        assert_eq!(graded.attacker()["score"], 0.0);
+        assert!(
+            started.elapsed() < Duration::from_secs(150),
+            "{env:?}: the attacker's build held the class for {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// The compiler asked to include a file that never ends (`/dev/zero`)
+/// reads until it holds more than the sandbox's memory: the build runs
+/// under the sandbox's limits, so it is stopped there, the attacker's
+/// build is a compile error that says which limit, and the honest student
+/// is graded after it. (The compiler alone once reached 8.3 GB.)
+#[test]
+fn a_file_that_never_ends_included_at_compile_time_is_stopped_at_the_memory_limit() {
+    for env in both_layer_sets() {
+        let course = class_with("includes-dev-zero", &[]);
+        let graded = grade_env(&course, true, &["--memory-limit", "2"], &env);
+        assert_verdict(&graded, "compile_error", "memory limit of 2 GiB");
+        assert!(!said(&graded).contains("zeros: "), "{env:?}");
+    }
+}
+
+/// Submission folders whose names would be code if pasted into a manifest
+/// (a quote that closes the crate's path, then a `[patch]` table that
+/// points the crate at the course's solution), a name of 255 bytes (the
+/// most a file system holds), and a crate whose `src/` is nearly as deep
+/// as a path may be long: each attacker submitted the starter's wrong
+/// `add`, and each is graded as what it is, its own crate. None stops the
+/// class: the honest student after them gets full marks. (A path that the
+/// judge reads whole but cannot copy into its scratch folder is refused
+/// by name: `intake::tests`.)
+#[test]
+fn names_and_paths_are_data_and_none_stops_the_class() {
+    for env in both_layer_sets() {
+        names_are_data(&env);
+    }
+}
+
+/// The attackers' names, in the order they are graded.
+const CRAFTED: [&str; 2] = [
+    "a\"}\n[patch.crates-io]\nfixture = { path = \"..\" }\n[x]\ny = {\"",
+    "b\\\"\n[dependencies]\nfixture = { path = \"..\", package = \"ex902-wrong-answer\" }\n#",
+];
+
+#[track_caller]
+fn names_are_data(env: Env<'_>) {
+    let course = Course::fixture_with(&[902]);
+    let long = "c".repeat(255);
+    let starter = [(FOLDER, FOLDER)];
+    for name in CRAFTED.iter().copied().chain([long.as_str()]) {
+        course.submit(name, &starter);
+    }
+    let deep = course.submit("d-deep", &starter);
+    nest(&deep.join("exercises").join(FOLDER).join("src"), 15);
+    course.submit("~honest", &[(FOLDER, "../solutions/902-wrong-answer")]);
+    let before = course.digest();
+    let file = results_file(&course);
+    let args = ["grade", "--class", arg(&course.class), "--out", arg(&file)];
+    let out = course.judge_within_env(&args, LIMIT, false, env);
+    assert_eq!(out.code, 0, "{env:?}: {out:?}");
+    assert!(course.digest() == before, "{env:?}: the course changed");
+    let results = read_json(&file);
+    let rows: Vec<(&str, &str, f64)> = results["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let exercise = &s["exercises"][0];
+            let status = exercise["status"].as_str().unwrap_or("?");
+            (
+                s["name"].as_str().unwrap(),
+                status,
+                s["score"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        (CRAFTED[0], "failed", 0.0),
+        (CRAFTED[1], "failed", 0.0),
+        (long.as_str(), "failed", 0.0),
+        ("d-deep", "failed", 0.0),
+        ("~honest", "passed", 10.0),
+    ];
+    assert_eq!(rows, expected, "{env:?}");
+}
+
+/// Makes `levels` folders of 255-byte names, one in the other, under `dir`,
+/// with a source file at the bottom: a path longer than any the system
+/// takes whole (`PATH_MAX`, 4096 bytes), made one step at a time by a shell.
+fn nest(dir: &Path, levels: usize) {
+    let name = "n".repeat(255);
+    let script = format!(
+        "cd \"$1\" && for i in $(seq {levels}); do mkdir {name} && cd {name} || exit 1; done && echo '//! deep' > deep.rs"
     );
-    assert_eq!(graded.attacker()["score"], 0.0);
-    assert!(
-        started.elapsed() < Duration::from_secs(150),
-        "the attacker's build held the class for {:?}",
-        started.elapsed()
-    );
+    let made = std::process::Command::new("sh")
+        .args(["-c", &script, "sh", arg(dir)])
+        .status()
+        .unwrap();
+    assert!(made.success(), "the deep folders were made");
 }
 
 /// A submission that sleeps in every call of every exercise, each exercise
@@ -520,25 +624,32 @@ fn everything_written(graded: &Graded) -> String {
 /// student's code; with the old prefixes (`NVIDIA_`, `CUDA_`) both leaked.
 #[test]
 fn the_graders_environment_stays_out_of_the_students_build_and_run() {
-    let unique = unique();
-    let (nvidia, cuda) = (format!("nvapi-{unique}"), format!("cuda-{unique}"));
-    let course = class_with("reads-environment", &[]);
-    let env = [
-        ("NVIDIA_API_KEY", std::ffi::OsStr::new(&nvidia)),
-        ("CUDA_TOKEN", std::ffi::OsStr::new(&cuda)),
-    ];
-    let graded = grade_env(&course, false, &[], &env);
-    assert_eq!(graded.attacker()["status"], "failed", "its own `add` ran");
-    assert!(
-        said(&graded).contains("at build: None"),
-        "{}",
-        said(&graded)
-    );
-    let written = everything_written(&graded);
-    assert!(
-        !written.contains(&nvidia) && !written.contains(&cuda),
-        "{written}"
-    );
+    for layers in both_layer_sets() {
+        let unique = unique();
+        let (nvidia, cuda) = (format!("nvapi-{unique}"), format!("cuda-{unique}"));
+        let course = class_with("reads-environment", &[]);
+        let mut env = vec![
+            ("NVIDIA_API_KEY", OsStr::new(&nvidia)),
+            ("CUDA_TOKEN", OsStr::new(&cuda)),
+        ];
+        env.extend(layers.iter().copied());
+        let graded = grade_env(&course, false, &[], &env);
+        assert_eq!(
+            graded.attacker()["status"],
+            "failed",
+            "{layers:?}: its own `add` ran"
+        );
+        assert!(
+            said(&graded).contains("at build: None"),
+            "{layers:?}: {}",
+            said(&graded)
+        );
+        let written = everything_written(&graded);
+        assert!(
+            !written.contains(&nvidia) && !written.contains(&cuda),
+            "{layers:?}: {written}"
+        );
+    }
 }
 
 /// The grader's cargo home holds `credentials.toml` (where `cargo login`
@@ -565,16 +676,21 @@ fn the_graders_cargo_credentials_are_out_of_the_students_reach() {
     }
     std::fs::write(&secret, format!("[registry]\ntoken = \"{token}\"\n")).unwrap();
     let _removed = Removed(secret.clone());
-    let course = class_with("reads-credentials", &[("@CREDENTIALS@", arg(&secret))]);
-    let graded = grade(&course, false);
-    assert_eq!(
-        graded.attacker()["status"],
-        "compile_error",
-        "{}",
-        said(&graded)
-    );
-    let written = everything_written(&graded);
-    assert!(!written.contains(&token), "the token leaked:\n{written}");
+    for env in both_layer_sets() {
+        let course = class_with("reads-credentials", &[("@CREDENTIALS@", arg(&secret))]);
+        let graded = grade(&course, false, &env);
+        assert_eq!(
+            graded.attacker()["status"],
+            "compile_error",
+            "{env:?}: {}",
+            said(&graded)
+        );
+        let written = everything_written(&graded);
+        assert!(
+            !written.contains(&token),
+            "{env:?}: the token leaked:\n{written}"
+        );
+    }
 }
 
 /// A panic message is the student's text: terminal escapes (clear the
@@ -583,8 +699,15 @@ fn the_graders_cargo_credentials_are_out_of_the_students_reach() {
 /// results file of a few kilobytes.
 #[test]
 fn a_deceiving_panic_message_is_shown_plain_and_short_in_every_format() {
+    for env in both_layer_sets() {
+        panic_message_is_cleaned(&env);
+    }
+}
+
+#[track_caller]
+fn panic_message_is_cleaned(env: Env<'_>) {
     let course = class_with("loud-panic", &[]);
-    let graded = grade(&course, false);
+    let graded = grade(&course, false, env);
     let mut written = vec![("json", everything_written(&graded))];
     for (format, out) in [("junit", "junit/class.xml"), ("gradescope", "gradescope")] {
         let out = course.root.parent().unwrap().join(out);
@@ -597,8 +720,8 @@ fn a_deceiving_panic_message_is_shown_plain_and_short_in_every_format() {
             "--out",
             arg(&out),
         ];
-        let run = course.judge_within(&args, LIMIT, false);
-        assert_eq!(run.code, 0, "{run:?}");
+        let run = course.judge_within_env(&args, LIMIT, false, env);
+        assert_eq!(run.code, 0, "{env:?}: {run:?}");
         let folder = if out.is_dir() {
             out.clone()
         } else {
@@ -618,7 +741,10 @@ fn a_deceiving_panic_message_is_shown_plain_and_short_in_every_format() {
     }
     for (format, text) in written {
         for bad in ['\u{1b}', '\u{202e}', '\u{202c}'] {
-            assert!(!text.contains(bad), "{format}: {bad:?} in what was written");
+            assert!(
+                !text.contains(bad),
+                "{env:?}, {format}: {bad:?} in what was written"
+            );
         }
         assert!(
             text.contains("all checks passed"),
@@ -632,23 +758,30 @@ fn a_deceiving_panic_message_is_shown_plain_and_short_in_every_format() {
     }
 }
 
-/// A chain of shells that re-fork in sessions of their own, graded with the
+/// A chain of shells that re-fork in sessions of their own. With the
 /// layers of a machine with NVIDIA GPUs (no pid namespace there: the CUDA
-/// driver needs the machine's `/proc`): the sandbox's control group ends the
-/// whole chain when the run ends (cgroup v2's `cgroup.kill`, or v1's
+/// driver needs the machine's `/proc`), the sandbox's control group ends
+/// the whole chain when the run ends (cgroup v2's `cgroup.kill`, or v1's
 /// freezer), so nothing of it outlives the grading and the honest student
-/// after it builds and passes. Its process limit is the sandbox's own
-/// (`pids.max`), not the sandbox user's, which the chain would otherwise
-/// fill for every sandbox after it.
+/// after it builds and passes; with this machine's, the pid namespace ends
+/// it too. Its process limit is the sandbox's own (`pids.max`), not the
+/// sandbox user's, which the chain would otherwise fill for every sandbox
+/// after it.
 #[test]
-fn a_re_forking_setsid_chain_ends_with_its_sandbox_without_a_pid_namespace() {
+fn a_re_forking_setsid_chain_ends_with_its_sandbox() {
+    for env in both_layer_sets() {
+        setsid_chain_ends(&env);
+    }
+}
+
+#[track_caller]
+fn setsid_chain_ends(env: Env<'_>) {
     let unique = unique();
     let course = class_with("setsid-chain", &[("@UNIQUE@", &unique)]);
-    let env = [("JUDGE_SANDBOX_OMIT", std::ffi::OsStr::new("pid"))];
-    let graded = grade_env(&course, true, &[], &env);
+    let graded = grade_env(&course, true, &[], env);
     assert!(
         said(&graded).contains("chain: started true"),
-        "{}",
+        "{env:?}: {}",
         said(&graded)
     );
     assert!(
@@ -657,13 +790,13 @@ fn a_re_forking_setsid_chain_ends_with_its_sandbox_without_a_pid_namespace() {
                 .as_str()
                 .unwrap_or("")
                 .contains("cgroups"),
-        "the layer is named: {:#}",
+        "{env:?}: the layer is named: {:#}",
         graded.results["sandbox"]
     );
     assert_eq!(
         processes_holding(&unique),
         Vec::<String>::new(),
-        "a link of the chain outlived the grading"
+        "{env:?}: a link of the chain outlived the grading"
     );
 }
 
