@@ -11,7 +11,10 @@
 //!   `work` once the target has ended, and the judge kills the scope when it
 //!   is done with the sandbox, in one write each: no process escapes, and
 //!   none can fork faster than it is killed. Its `pids` and `memory`
-//!   controllers, when the judge's own group gives them to its children.
+//!   controllers, which the judge's own group is asked to give its
+//!   children; where that group holds processes (cgroup v2 then gives
+//!   none), they move into its child `judge-leaf` first, as
+//!   Docker-in-Docker does.
 //! * **cgroup v1** `pids` and `memory` (the controllers a hybrid machine
 //!   keeps in v1): the process limit (`pids.max`) and the memory limit
 //!   (`memory.limit_in_bytes`) for the sandbox as a whole, not per process
@@ -21,6 +24,10 @@
 //! Without root, or without a cgroup file system, the layer is not in force
 //! and the judge says so (`judge doctor`, every results format); the
 //! `setrlimit` limits stay.
+//!
+//! The file is over 400 lines for its tests: a model of cgroup v2's rules
+//! (a group holding processes gives no controller) that the delegation is
+//! tested against, beside the tables of each kind of machine.
 
 use crate::sandbox::config::Limits;
 use std::path::{Path, PathBuf};
@@ -75,9 +82,9 @@ impl Hierarchies {
             let point = Path::new(point);
             match fstype {
                 Some("cgroup2") => {
-                    let dir = group(point, own, |c| c.is_empty());
+                    let dir = outside_the_leaf(group(point, own, |c| c.is_empty()));
                     if usable(&dir) && kills(&dir) {
-                        found.v2_controllers = controllers(&dir);
+                        found.v2_controllers = delegate(&dir, &Machine);
                         found.v2 = Some(dir);
                     }
                 }
@@ -125,20 +132,36 @@ impl Hierarchies {
             }
             (None, None) => "nothing ends what a sandbox started but its launcher",
         };
+        let memory = self.memory.is_some() || self.v2_has("memory");
         let mut limits = Vec::new();
         if self.counts_processes() {
             limits.push("its processes");
         }
-        if self.memory.is_some() || self.v2_has("memory") {
+        if memory {
             limits.push("its memory");
         }
-        match limits.is_empty() {
+        if self.v2.is_some() {
+            limits.push("a run's CPU time");
+        }
+        let together = match limits.split_last() {
+            None => String::new(),
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        };
+        let rest = match (self.counts_processes(), memory) {
+            (true, true) => "",
+            (true, false) => "; no memory controller here, so the memory limit stays per process",
+            (false, true) => "; no pids controller here, so the process limit stays per user",
+            (false, false) => {
+                "; no pids or memory controller here, so those limits stay per process"
+            }
+        };
+        match together.is_empty() {
             true => format!(
                 "a control group per sandbox: {ends}; no pids or memory controller here, so the limits stay per process"
             ),
             false => format!(
-                "a control group per sandbox: {ends}; the limits count {} together",
-                limits.join(" and ")
+                "a control group per sandbox: {ends}; the limits count {together} together{rest}"
             ),
         }
     }
@@ -199,6 +222,92 @@ fn group(point: &Path, own: &str, matches: impl Fn(&str) -> bool) -> PathBuf {
         .next()
         .unwrap_or("/");
     point.join(path.trim_start_matches('/'))
+}
+
+/// The child group that the processes of the judge's v2 group move to,
+/// so that the group may give its children controllers: cgroup v2 lets a
+/// group that holds processes give none (its "no internal processes"
+/// rule). Docker-in-Docker moves a container's processes the same way.
+const LEAF: &str = "judge-leaf";
+
+/// The v2 controllers a sandbox's group needs for its limits.
+const NEEDED: [&str; 2] = ["pids", "memory"];
+
+/// `dir`, or its parent when `dir` is the [`LEAF`] that a judge before
+/// this one moved the group's processes into: sandboxes are made beside
+/// it, where the controllers are.
+fn outside_the_leaf(dir: PathBuf) -> PathBuf {
+    match (dir.file_name(), dir.parent()) {
+        (Some(name), Some(parent)) if name == LEAF => parent.to_path_buf(),
+        _ => dir,
+    }
+}
+
+/// What [`delegate`] reads and writes of a v2 hierarchy: the machine's, or
+/// a model of its rules in the tests.
+trait Tree {
+    /// A file's text, or empty.
+    fn read(&self, file: &Path) -> String;
+    /// Writes a file (a control file: the kernel may refuse).
+    fn write(&self, file: &Path, text: &str) -> std::io::Result<()>;
+    /// Makes a group, if not there.
+    fn make(&self, dir: &Path);
+}
+
+/// The machine's cgroup file system.
+struct Machine;
+
+impl Tree for Machine {
+    fn read(&self, file: &Path) -> String {
+        std::fs::read_to_string(file).unwrap_or_default()
+    }
+    fn write(&self, file: &Path, text: &str) -> std::io::Result<()> {
+        std::fs::write(file, text)
+    }
+    fn make(&self, dir: &Path) {
+        let _ = std::fs::create_dir(dir);
+    }
+}
+
+/// The controllers the v2 group `dir` gives its children, after asking it
+/// to give those of [`NEEDED`] it has: when it refuses because it holds
+/// processes, they move into its [`LEAF`] (one at a time: a process
+/// forked meanwhile is moved on the next try), and it is asked again.
+fn delegate(dir: &Path, tree: &impl Tree) -> Vec<String> {
+    let words = |file: &str| -> Vec<String> {
+        tree.read(&dir.join(file))
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    let offered = words("cgroup.controllers");
+    let missing: Vec<&str> = NEEDED
+        .into_iter()
+        .filter(|c| offered.iter().any(|o| o == c))
+        .filter(|c| !words("cgroup.subtree_control").iter().any(|g| g == c))
+        .collect();
+    if missing.is_empty() {
+        return words("cgroup.subtree_control");
+    }
+    let ask = missing
+        .iter()
+        .map(|c| format!("+{c}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let leaf = dir.join(LEAF);
+    for _ in 0..3 {
+        if tree
+            .write(&dir.join("cgroup.subtree_control"), &ask)
+            .is_ok()
+        {
+            break;
+        }
+        tree.make(&leaf);
+        for pid in tree.read(&dir.join("cgroup.procs")).split_whitespace() {
+            let _ = tree.write(&leaf.join("cgroup.procs"), pid);
+        }
+    }
+    words("cgroup.subtree_control")
 }
 
 /// Whether the v2 groups made in `dir` have `cgroup.kill` (Linux 5.14): a
@@ -319,6 +428,42 @@ pub(crate) fn memory_kills(dirs: &[PathBuf]) -> u64 {
         .unwrap_or(0)
 }
 
+/// The CPU time the processes of the `work` groups of `dirs` (the target
+/// and all it started, not the launcher's outer stage) have used together,
+/// those that have ended too: v2's `cpu.stat` (`usage_usec`, there whether
+/// or not the `cpu` controller is given), the most any of them says;
+/// `None` without a v2 group.
+pub(crate) fn cpu_used(dirs: &[PathBuf]) -> Option<Duration> {
+    dirs.iter()
+        .filter_map(|dir| std::fs::read_to_string(dir.join(WORK).join("cpu.stat")).ok())
+        .filter_map(|stat| {
+            stat.lines()
+                .find_map(|line| line.strip_prefix("usage_usec "))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+        })
+        .max()
+        .map(Duration::from_micros)
+}
+
+/// The words that mark [`cpu_message`]'s line.
+const CPU_MARK: &str = "past the sandbox's CPU-time limit";
+
+/// What the launcher says on the sandbox's standard error when it ended
+/// the sandbox for using `used` of CPU time together, past `limit_s`.
+pub(crate) fn cpu_message(used: Duration, limit_s: u64) -> String {
+    format!(
+        "the sandbox ended this process: its processes together used {:.1} s of CPU time, \
+         {CPU_MARK} of {limit_s} s (`--cpu-limit`); do less work, or end the processes and \
+         threads that spin",
+        used.as_secs_f64()
+    )
+}
+
+/// The line of `stderr` that [`cpu_message`] wrote, if the launcher wrote one.
+pub(crate) fn cpu_said(stderr: &str) -> Option<&str> {
+    stderr.lines().find(|line| line.contains(CPU_MARK))
+}
+
 /// The words that mark [`memory_message`]'s line, for [`memory_said`].
 const MEMORY_MARK: &str = "past the sandbox's memory limit";
 
@@ -416,6 +561,31 @@ mod tests {
     }
 
     #[test]
+    fn the_cpu_time_of_a_v2_group_is_read_from_its_stat() {
+        let dir = tempfile::tempdir().unwrap();
+        let (v1, v2) = (dir.path().join("v1"), dir.path().join("v2"));
+        for group in [&v1, &v2] {
+            std::fs::create_dir_all(group.join(WORK)).unwrap();
+        }
+        assert_eq!(cpu_used(&[v1.clone()]), None, "no v2 group");
+        std::fs::write(v2.join("cpu.stat"), "usage_usec 9000000\n").unwrap();
+        assert_eq!(
+            cpu_used(&[v2.clone()]),
+            None,
+            "the outer stage is not counted"
+        );
+        std::fs::write(
+            v2.join(WORK).join("cpu.stat"),
+            "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n",
+        )
+        .unwrap();
+        assert_eq!(cpu_used(&[v1, v2]), Some(Duration::from_millis(2500)));
+        let line = cpu_message(Duration::from_millis(2500), 2);
+        assert!(line.contains("used 2.5 s of CPU time"), "{line}");
+        assert_eq!(cpu_said(&format!("x\n{line}\n")), Some(line.as_str()));
+    }
+
+    #[test]
     fn the_kernels_memory_kills_are_read_from_either_version() {
         let dir = tempfile::tempdir().unwrap();
         let (v1, v2) = (dir.path().join("v1"), dir.path().join("v2"));
@@ -443,6 +613,97 @@ mod tests {
         assert!(memory_message(1 << 29).contains("of 0.50 GiB"));
     }
 
+    /// A v2 hierarchy in memory, with the kernel's rule that a group
+    /// holding processes gives its children no controller.
+    #[derive(Default)]
+    struct Model {
+        files: std::cell::RefCell<std::collections::BTreeMap<PathBuf, String>>,
+    }
+
+    impl Model {
+        fn set(&self, file: &Path, text: &str) {
+            self.files
+                .borrow_mut()
+                .insert(file.to_path_buf(), text.to_string());
+        }
+    }
+
+    impl Tree for Model {
+        fn read(&self, file: &Path) -> String {
+            self.files.borrow().get(file).cloned().unwrap_or_default()
+        }
+        fn write(&self, file: &Path, text: &str) -> std::io::Result<()> {
+            let dir = file.parent().unwrap();
+            match file.file_name().and_then(|n| n.to_str()) {
+                Some("cgroup.subtree_control") => {
+                    if !self.read(&dir.join("cgroup.procs")).trim().is_empty() {
+                        return Err(std::io::Error::from_raw_os_error(nix::libc::EBUSY));
+                    }
+                    let mut given = self.read(file);
+                    for c in text.split_whitespace() {
+                        given = format!("{given} {}", c.trim_start_matches('+'));
+                    }
+                    self.set(file, given.trim());
+                }
+                Some("cgroup.procs") => {
+                    let from = dir.parent().unwrap().join("cgroup.procs");
+                    let left: Vec<String> = self
+                        .read(&from)
+                        .split_whitespace()
+                        .filter(|p| *p != text)
+                        .map(String::from)
+                        .collect();
+                    self.set(&from, &left.join("\n"));
+                    let moved = format!("{}\n{text}", self.read(file));
+                    self.set(file, moved.trim());
+                }
+                _ => self.set(file, text),
+            }
+            Ok(())
+        }
+        fn make(&self, _: &Path) {}
+    }
+
+    #[test]
+    fn a_v2_group_that_holds_processes_moves_them_to_its_leaf_and_gives_the_controllers() {
+        let dir = Path::new("/sys/fs/cgroup/system.slice/grader.service");
+        let model = Model::default();
+        model.set(&dir.join("cgroup.controllers"), "cpu io memory pids");
+        model.set(&dir.join("cgroup.procs"), "41\n42\n4242");
+        assert_eq!(delegate(dir, &model), ["pids", "memory"]);
+        assert_eq!(model.read(&dir.join("cgroup.procs")), "");
+        assert_eq!(
+            model.read(&dir.join(LEAF).join("cgroup.procs")),
+            "41\n42\n4242"
+        );
+        // A judge started later finds itself in the leaf, and makes its
+        // sandboxes beside it.
+        assert_eq!(outside_the_leaf(dir.join(LEAF)), dir);
+        assert_eq!(outside_the_leaf(dir.to_path_buf()), dir);
+    }
+
+    #[test]
+    fn a_v2_group_is_asked_only_for_the_controllers_it_has_and_lacks() {
+        let dir = Path::new("/sys/fs/cgroup/judge");
+        let model = Model::default();
+        model.set(&dir.join("cgroup.controllers"), "cpu pids");
+        model.set(&dir.join("cgroup.procs"), "7");
+        assert_eq!(delegate(dir, &model), ["pids"], "no memory to give");
+        let given = Model::default();
+        given.set(&dir.join("cgroup.controllers"), "memory pids");
+        given.set(&dir.join("cgroup.subtree_control"), "memory pids");
+        given.set(&dir.join("cgroup.procs"), "7");
+        assert_eq!(delegate(dir, &given), ["memory", "pids"]);
+        assert_eq!(given.read(&dir.join("cgroup.procs")), "7", "nothing moved");
+        let none = Model::default();
+        none.set(&dir.join("cgroup.procs"), "7");
+        assert!(
+            delegate(dir, &none).is_empty(),
+            "a hybrid machine's v2 root"
+        );
+        assert_eq!(none.read(&dir.join("cgroup.procs")), "7", "nothing moved");
+    }
+
     #[test]
     fn a_pure_v2_machine_is_found_with_its_controllers() {
         let mounts = "33 24 0:29 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
@@ -461,6 +722,23 @@ mod tests {
             "{}",
             found.describe()
         );
-        assert!(found.describe().contains("its processes and its memory"));
+        assert!(
+            found
+                .describe()
+                .contains("its processes, its memory and a run's CPU time together"),
+            "{}",
+            found.describe()
+        );
+        let no_controllers = Hierarchies {
+            v2_controllers: Vec::new(),
+            ..found
+        };
+        assert!(
+            no_controllers.describe().ends_with(
+                "the limits count a run's CPU time together; no pids or memory controller here, so those limits stay per process"
+            ),
+            "{}",
+            no_controllers.describe()
+        );
     }
 }

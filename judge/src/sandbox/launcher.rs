@@ -108,7 +108,15 @@ fn outer(mut launch: Launch) -> Result<u8> {
         .spawn()
         .context("cannot start the sandbox")?;
     let deadline = deadline.map(|d| Instant::now() + d);
-    let (status, over) = wait(&mut child, deadline, quota.as_ref(), &launch.policy.cgroups)?;
+    let cpu = (policy.cpu_together && !policy.omits("limits"))
+        .then(|| Duration::from_secs(policy.limits.cpu_s));
+    let watch = Watch {
+        deadline,
+        quota: quota.as_ref(),
+        cpu,
+        cgroups: &launch.policy.cgroups,
+    };
+    let (status, over) = wait(&mut child, &watch)?;
     // Everything the target started, however it detached, ends here at
     // once where the sandbox has a control group; the reaper then finds
     // nothing left, or ends what it finds.
@@ -117,9 +125,16 @@ fn outer(mut launch: Launch) -> Result<u8> {
     if cgroup::memory_kills(&launch.policy.cgroups) > 0 {
         eprintln!("{}", cgroup::memory_message(launch.policy.limits.memory));
     }
-    if let (Some(added), Some(quota)) = (over, &quota) {
-        eprintln!("{}", disk::message(added, quota.limit()));
-        return Ok(die_of(nix::sys::signal::Signal::SIGXFSZ as i32));
+    match (over, &quota) {
+        (Some(Over::Disk(added)), Some(quota)) => {
+            eprintln!("{}", disk::message(added, quota.limit()));
+            return Ok(die_of(nix::sys::signal::Signal::SIGXFSZ as i32));
+        }
+        (Some(Over::Cpu(used)), _) => {
+            eprintln!("{}", cgroup::cpu_message(used, launch.policy.limits.cpu_s));
+            return Ok(die_of(nix::sys::signal::Signal::SIGXCPU as i32));
+        }
+        _ => {}
     }
     Ok(pass_on(status, entered.pid))
 }
@@ -206,44 +221,80 @@ fn relaunch(launch: &Launch, stage: Stage) -> Command {
     command
 }
 
-/// Waits for `child`, killing it at `deadline`, and, with a `quota`,
-/// walking its folders meanwhile: past the quota it ends the sandbox (its
-/// control groups' `work` groups `cgroups`, and `child`) and returns what
-/// the folders held beyond the start.
-fn wait(
-    child: &mut Child,
+/// What the outer stage watches while the target runs.
+struct Watch<'a> {
+    /// When the target is killed.
     deadline: Option<Instant>,
-    quota: Option<&disk::Quota>,
-    cgroups: &[std::path::PathBuf],
-) -> Result<(ExitStatus, Option<u64>)> {
+    /// The account of the sandbox's folders, with its limit.
+    quota: Option<&'a disk::Quota>,
+    /// The CPU time the sandbox's processes may use together, where its
+    /// control group counts it ([`cgroup::cpu_used`]).
+    cpu: Option<Duration>,
+    /// The sandbox's control groups.
+    cgroups: &'a [std::path::PathBuf],
+}
+
+/// Which of the sandbox's limits for all its processes together it passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Over {
+    /// Its folders grew by this many bytes, past the disk limit.
+    Disk(u64),
+    /// Its processes used this much CPU time, past the CPU-time limit.
+    Cpu(Duration),
+}
+
+/// How often the outer stage reads the sandbox's CPU time.
+const CPU_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Waits for `child`, killing it at the deadline, and meanwhile walking
+/// the sandbox's folders (with a quota) and reading its CPU time (where
+/// its control group counts it): past either limit it ends the sandbox
+/// (its control groups' `work` groups, and `child`) and says which.
+fn wait(child: &mut Child, watch: &Watch<'_>) -> Result<(ExitStatus, Option<Over>)> {
     use wait_timeout::ChildExt;
+    let counts_cpu = watch
+        .cpu
+        .filter(|_| cgroup::cpu_used(watch.cgroups).is_some());
     let mut walk = Instant::now() + disk::INTERVAL;
+    let mut read_cpu = Instant::now() + CPU_INTERVAL;
     loop {
         let now = Instant::now();
-        if deadline.is_some_and(|d| d <= now) {
+        if watch.deadline.is_some_and(|d| d <= now) {
             let _ = child.kill();
             return Ok((child.wait().context("cannot wait")?, None));
         }
-        let until = match (deadline, quota) {
-            (Some(d), Some(_)) => d.min(walk),
-            (Some(d), None) => d,
-            (None, Some(_)) => walk,
-            (None, None) => return Ok((child.wait().context("cannot wait")?, None)),
+        let next = [
+            watch.deadline,
+            watch.quota.map(|_| walk),
+            counts_cpu.map(|_| read_cpu),
+        ];
+        let Some(until) = next.into_iter().flatten().min() else {
+            return Ok((child.wait().context("cannot wait")?, None));
         };
         let left = until.saturating_duration_since(now);
         if let Some(status) = child.wait_timeout(left).context("cannot wait")? {
             return Ok((status, None));
         }
-        let Some(quota) = quota.filter(|_| Instant::now() >= walk) else {
-            continue;
+        let over = match (watch.quota, counts_cpu) {
+            (Some(quota), _) if Instant::now() >= walk => {
+                let began = Instant::now();
+                let over = quota.over().map(Over::Disk);
+                walk = disk::Quota::next_walk(began);
+                over
+            }
+            (_, Some(limit)) if Instant::now() >= read_cpu => {
+                read_cpu = Instant::now() + CPU_INTERVAL;
+                cgroup::cpu_used(watch.cgroups)
+                    .filter(|used| *used > limit)
+                    .map(Over::Cpu)
+            }
+            _ => None,
         };
-        let began = Instant::now();
-        if let Some(added) = quota.over() {
-            cgroup::end_work(cgroups);
+        if let Some(over) = over {
+            cgroup::end_work(watch.cgroups);
             let _ = child.kill();
-            return Ok((child.wait().context("cannot wait")?, Some(added)));
+            return Ok((child.wait().context("cannot wait")?, Some(over)));
         }
-        walk = disk::Quota::next_walk(began);
     }
 }
 

@@ -62,6 +62,13 @@ pub(crate) struct Policy {
     /// named are counted by what is added to them ([`Grant::quota`]).
     #[serde(default)]
     pub(crate) disk_quota: Option<Vec<PathBuf>>,
+    /// Whether `limits.cpu_s` bounds the CPU time of all the sandbox's
+    /// processes together too, where its control group counts it: for a
+    /// run of student code. A build is bounded by its wall-clock limit
+    /// instead: cargo compiling dependencies on many cores would use a
+    /// run's CPU time in seconds.
+    #[serde(default)]
+    pub(crate) cpu_together: bool,
 }
 
 impl Policy {
@@ -158,6 +165,7 @@ impl Grant {
             cgroups: Vec::new(),
             processes_counted: false,
             disk_quota: self.quota.clone(),
+            cpu_together: self.kind != Kind::Build,
         }
     }
 }

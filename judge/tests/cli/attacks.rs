@@ -820,6 +820,25 @@ fn memory_is_limited_for_the_sandbox_as_a_whole() {
     }
 }
 
+/// Twenty processes, one after the other, each spinning for about a third
+/// of a second of CPU, far under the 3 s each process may use, more than
+/// that together: where the sandbox's control group counts its CPU time,
+/// the launcher ends the sandbox past 3 s and says why. (With a limit per
+/// process alone, all twenty spin.)
+#[test]
+fn cpu_time_is_limited_for_the_sandbox_as_a_whole() {
+    for env in both_layer_sets() {
+        let course = class_with("spins-in-many-processes", &[]);
+        let graded = grade_env(&course, true, &["--cpu-limit", "3"], &env);
+        let said = said(&graded);
+        assert!(
+            said.contains("of CPU time, past the sandbox's CPU-time limit of 3 s"),
+            "{env:?}: {said}"
+        );
+        assert!(!said.contains("spun: 20 of 20"), "{env:?}: {said}");
+    }
+}
+
 /// Builds the judge's checks of `course` (its solutions, graded untimed),
 /// so that a test whose limits are tight times the student's build alone,
 /// whatever the shared target folder held before.

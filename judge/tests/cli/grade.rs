@@ -561,6 +561,16 @@ fn folders_of_any_name_are_graded_and_none_stops_the_class() {
 /// the students after it are graded.
 #[test]
 fn an_entry_of_the_class_that_is_no_folder_gets_a_row_that_says_what_it_is() {
+    for layers in ["", "pid"] {
+        stray_entry_gets_a_row(layers);
+    }
+}
+
+/// [`an_entry_of_the_class_that_is_no_folder_gets_a_row_that_says_what_it_is`]
+/// with the sandbox's layers less `omitted` (`JUDGE_SANDBOX_OMIT`: `pid`
+/// for the layers of a machine with NVIDIA GPUs).
+#[track_caller]
+fn stray_entry_gets_a_row(omitted: &str) {
     let course = Course::fixture_with(&[902]);
     course.submit(
         "b-honest",
@@ -568,8 +578,10 @@ fn an_entry_of_the_class_that_is_no_folder_gets_a_row_that_says_what_it_is() {
     );
     std::fs::write(course.class.join("ada.zip"), b"PK\x03\x04").unwrap();
     let file = course.root.parent().unwrap().join("results/results.json");
-    let out = course.judge(&["grade", "--class", arg(&course.class), "--out", arg(&file)]);
-    assert_eq!(out.code, 0, "{out:?}");
+    let args = ["grade", "--class", arg(&course.class), "--out", arg(&file)];
+    let env = [("JUDGE_SANDBOX_OMIT", std::ffi::OsStr::new(omitted))];
+    let out = course.judge_within_env(&args, std::time::Duration::from_secs(240), false, &env);
+    assert_eq!(out.code, 0, "{omitted}: {out:?}");
     assert!(
         out.stderr
             .contains("`ada.zip` in the class folder is an archive of 4 bytes, not unpacked"),
