@@ -120,8 +120,8 @@ pub fn data_dependent(b: &Bench, out: &mut Table) -> Result<()> {
     let sized_by_data = b.range(|b| {
         b.s.fill(&count, 0)?;
         b.s.count_eq(&done, 0, &count)?; // how many are still active?
-        let active = b.s.to_vec(&count)?[0] as usize; // the CPU needs the number...
-        b.s.fill(x.slice(0..active), 1.0) // ...to size the launch: `x[mask]`, `nonzero`
+        let active = b.s.to_vec(&count)?[0] as usize; // the CPU waits for the count
+        b.s.fill(x.slice(0..active), 1.0) // sized by it: `x[mask]`, `nonzero`
     })?;
     let fixed_shape = b.range(|b| {
         b.s.fill(&count, 0)?;
@@ -185,7 +185,7 @@ pub fn cpu_and_gpu_waits(b: &Bench, out: &mut Table) -> Result<()> {
     })?;
     let gpu_wait = b.range(|b| {
         b.copy.fill(&x, 1.0)?;
-        b.s.wait_event(&b.copy.record_event()?)?; // the compute stream waits, on the GPU
+        b.s.wait_event(&b.copy.record_event()?)?; // a wait on the GPU, not the CPU
         b.s.sum(&x, &y)
     })?;
     // ANCHOR_END: order

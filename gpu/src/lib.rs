@@ -61,7 +61,7 @@
 //! | `cudaMemcpyAsync` H2D, pageable | `t.cuda()` | [`Stream::copy_from_host`] (can block) |
 //! | `cudaHostAlloc` | `torch.empty(.., pin_memory=True)` | [`Device::alloc_pinned`] |
 //! | `cudaMemcpyAsync` with pinned memory | `t.to(.., non_blocking=True)` | [`Stream::copy_to_pinned`], [`Stream::copy_from_pinned`] |
-//! | `cudaMallocAsync` / `cudaFreeAsync` | the caching allocator | [`Stream::alloc_zeros`], dropping a [`DeviceBuffer`] |
+//! | `cudaMallocAsync` / `cudaFreeAsync` | `PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync` | [`Stream::alloc_zeros`], dropping a [`DeviceBuffer`] (the device's default pool, release threshold left at 0) |
 //! | `cudaMalloc` / `cudaFree` | what the caching allocator avoids | [`Device::alloc_segment`], [`Device::free_segment`] (blocks) |
 //! | `cudaStreamBeginCapture` / `EndCapture` | `torch.cuda.graph(g)` | [`Stream::begin_capture`], [`Stream::end_capture`] |
 //! | `cudaGraphLaunch` | `g.replay()` | [`Graph::launch`] |
