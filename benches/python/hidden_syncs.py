@@ -201,8 +201,8 @@ def cpu_and_gpu_waits(b: Bench) -> None:
     b.row("torch.cuda.synchronize()", torch.cuda.synchronize)
 
 
-def sync_warnings(call) -> list[str]:
-    """The warnings of sync debug mode "warn" while `call()` runs."""
+def warnings_during(call) -> list[str]:
+    """The warnings (first lines) raised while `call()` runs in sync debug mode "warn"."""
     torch.cuda.synchronize()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -212,11 +212,15 @@ def sync_warnings(call) -> list[str]:
         finally:
             torch.cuda.set_sync_debug_mode("default")
     torch.cuda.synchronize()
-    return [str(w.message) for w in caught if "synchroniz" in str(w.message)]
+    return [str(w.message).strip().splitlines()[0] for w in caught]
 
 
 def sync_debug(b: Bench) -> None:
     print('\nsync debug mode: torch.cuda.set_sync_debug_mode("warn"), each call once')
+    # Turning the mode on warns once by itself; that warning is not a call's.
+    notices = warnings_during(lambda: None)
+    for notice in notices:
+        print(f"  turning it on: {notice}")
     x = torch.zeros(1, device=cuda)
     pinned = torch.empty(1, pin_memory=True)
     done = torch.zeros(4096, dtype=torch.int32, device=cuda)
@@ -241,13 +245,13 @@ def sync_debug(b: Bench) -> None:
         ("copy.synchronize()", b.copy.synchronize),
         ("torch.cuda.synchronize()", torch.cuda.synchronize),
     ]
-    message = None
+    seen = []
     for what, call in calls:
-        caught = sync_warnings(call)
+        caught = [w for w in warnings_during(call) if w not in notices]
         print(f"  {what:<54} {'warns' if caught else 'silent'}")
-        message = message or (caught[0] if caught else None)
-    if message:
-        print(f"  the warning: {message.strip().splitlines()[0]}")
+        seen += [w for w in caught if w not in seen]
+    for warning in seen:
+        print(f"  the warning: {warning}")
 
 
 def launches(spin: Spin) -> float:

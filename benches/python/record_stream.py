@@ -8,9 +8,11 @@ drops the block at once, allocates 1 MiB on A again and fills it with 999.
 Without ``record_stream`` the allocator hands A the same block, A's fill
 lands before B reads it, and B's sum is wrong; with
 ``block.record_stream(B)`` the block waits for B, A gets other memory, and
-B's sum is right. Addresses come from ``data_ptr()``, the memory figures
-from ``torch.cuda.memory_allocated()``, ``memory_reserved()`` and
-``memory_stats()``.
+B's sum is right. The case without ``record_stream`` runs twice: the first
+is the process's first sum, whose kernel CUDA loads at its first launch
+(the CPU time of that launch is shown in every case). Addresses come from
+``data_ptr()``, the memory figures from ``torch.cuda.memory_allocated()``,
+``memory_reserved()`` and ``memory_stats()``.
 
     python3 benches/python/record_stream.py > chapters/measurements/torch_record_stream.txt
 
@@ -19,6 +21,7 @@ Needs PyTorch with CUDA and a GPU; the header says what it ran on.
 
 import os
 import sys
+import time
 
 import torch
 
@@ -65,9 +68,12 @@ def slow_reader(spin: Spin, a, b, record: bool) -> None:
     b.wait_stream(a)  # B reads what A wrote
     with torch.cuda.stream(b):
         spin(SLOW_MS)  # the slow reader: 20 ms, then the sum
+        start = time.perf_counter()
         torch.sum(block, 0, out=out)
+        launch_ms = (time.perf_counter() - start) * 1e3
     if record:
         block.record_stream(b)  # B uses the block: its reuse waits for B
+    print(f"  CPU time to launch the sum {launch_ms:.3f} ms")
     print(f"  before the free            {memory()}")
     del block  # the CPU is done with it; stream B is not
     print(f"  after the free             {memory()}")
@@ -100,17 +106,20 @@ def main() -> int:
     print(header(COMMAND), end="")
     print(f"kernel:  {spin}")
     print(f"alloc:   PYTORCH_CUDA_ALLOC_CONF={os.environ.get('PYTORCH_CUDA_ALLOC_CONF', '')!r}")
+    print(f"modules: CUDA_MODULE_LOADING={os.environ.get('CUDA_MODULE_LOADING', '')!r}")
     print(
         f"\nA block of {N:,} floats (1 MiB) filled with 1.0 on stream A; B waits for A, then sleeps"
         f"\n{SLOW_MS:.0f} ms and sums the block. The CPU frees the block at once, then allocates 1 MiB"
         "\non A and fills it with 999.0."
     )
-    print("\nwithout record_stream")
+    print("\nwithout record_stream, the first sum of this process")
+    slow_reader(spin, a, b, record=False)
+    print("\nwithout record_stream, again")
     slow_reader(spin, a, b, record=False)
     print("\nwith block.record_stream(B) before the free")
     slow_reader(spin, a, b, record=True)
     torch.cuda.synchronize()
-    print("\nthe cache, every tensor of both cases freed")
+    print("\nthe cache, every tensor freed")
     print(f"  before torch.cuda.empty_cache()  {memory()}")
     torch.cuda.empty_cache()
     print(f"  after it                         {memory()}")
