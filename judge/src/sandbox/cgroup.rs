@@ -323,15 +323,6 @@ fn kills(dir: &Path) -> bool {
     found
 }
 
-/// The controllers a v2 group gives its children.
-fn controllers(dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("cgroup.subtree_control"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(String::from)
-        .collect()
-}
-
 /// Whether the judge may make groups in `dir`.
 fn writable(dir: &Path) -> bool {
     nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok()
@@ -445,7 +436,7 @@ pub(crate) fn cpu_used(dirs: &[PathBuf]) -> Option<Duration> {
         .map(Duration::from_micros)
 }
 
-/// The words that mark [`cpu_message`]'s line.
+/// The words that say which limit [`cpu_message`] is about.
 const CPU_MARK: &str = "past the sandbox's CPU-time limit";
 
 /// What the launcher says on the sandbox's standard error when it ended
@@ -457,11 +448,6 @@ pub(crate) fn cpu_message(used: Duration, limit_s: u64) -> String {
          threads that spin",
         used.as_secs_f64()
     )
-}
-
-/// The line of `stderr` that [`cpu_message`] wrote, if the launcher wrote one.
-pub(crate) fn cpu_said(stderr: &str) -> Option<&str> {
-    stderr.lines().find(|line| line.contains(CPU_MARK))
 }
 
 /// The words that mark [`memory_message`]'s line, for [`memory_said`].
@@ -567,10 +553,10 @@ mod tests {
         for group in [&v1, &v2] {
             std::fs::create_dir_all(group.join(WORK)).unwrap();
         }
-        assert_eq!(cpu_used(&[v1.clone()]), None, "no v2 group");
+        assert_eq!(cpu_used(std::slice::from_ref(&v1)), None, "no v2 group");
         std::fs::write(v2.join("cpu.stat"), "usage_usec 9000000\n").unwrap();
         assert_eq!(
-            cpu_used(&[v2.clone()]),
+            cpu_used(std::slice::from_ref(&v2)),
             None,
             "the outer stage is not counted"
         );
@@ -582,7 +568,7 @@ mod tests {
         assert_eq!(cpu_used(&[v1, v2]), Some(Duration::from_millis(2500)));
         let line = cpu_message(Duration::from_millis(2500), 2);
         assert!(line.contains("used 2.5 s of CPU time"), "{line}");
-        assert_eq!(cpu_said(&format!("x\n{line}\n")), Some(line.as_str()));
+        assert!(line.contains(CPU_MARK), "{line}");
     }
 
     #[test]
