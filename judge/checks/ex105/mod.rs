@@ -3,10 +3,11 @@
 //! The learner's `measure` times the judge's workload (`workload.rs`), whose
 //! GPU time per call the judge knows: it must warm up, give one sample per
 //! timed run matching that run's GPU time, report their median, keep the
-//! timed runs queued back to back when it uses events, and turn the median
+//! timed runs queued back to back when it uses events, time each run by a pair of events of its own, and turn the median
 //! into a throughput with the right operation count.
 
 mod median;
+mod pairs;
 mod queue;
 mod samples;
 #[cfg(test)]
@@ -39,6 +40,13 @@ pub(crate) const CHECKS: &[Check] = &[
         "timed with events, the CPU does not wait between the first and the last timed run",
         "hidden-syncs.md#timing-gpu-work",
         15,
+        requires = [each_run_is_one_sample],
+    ),
+    check!(
+        pairs::each_timed_run_has_a_pair_of_its_own,
+        "timed with events, each timed run has a start and an end event of its own",
+        "cpu-and-gpu.md#timing-gpu-work",
+        10,
         requires = [each_run_is_one_sample],
     ),
     check!(
