@@ -17,7 +17,13 @@
 //! memory handed out again while another stream may still use it is
 //! reported as a reuse too, with the site of the free.
 //!
-//! About 500 lines (the shadow memory is already its own module, `shadow`,
+//! Each report ends with the ordering that is missing: which event, recorded
+//! on which stream after which access, the other side must wait for before
+//! its own access (or, for a free, before the free), never a blanket
+//! synchronize, which in an overlapping pipeline adds the very wait it
+//! avoids.
+//!
+//! About 600 lines (the shadow memory is already its own module, `shadow`,
 //! and the tests are in `tests`): the vector clocks, the check of each
 //! access and of each free, and the reports they make are one algorithm
 //! whose parts read best together.
@@ -117,6 +123,9 @@ pub struct RaceReport {
     pub previous: AccessRecord,
     /// Where the memory was freed before being handed out again.
     pub freed_at: Option<CallSite>,
+    /// Who freed it (the stream the free was queued on), when it was freed.
+    #[serde(default)]
+    pub freed_by: Option<Actor>,
     /// Where the freed buffer was allocated, when known (a buffer freed by
     /// its drop has no call site of its own to name).
     #[serde(default)]
@@ -130,36 +139,29 @@ impl fmt::Display for RaceReport {
         } else {
             "device memory"
         };
+        let (first, range) = (&self.current, (self.addr, self.bytes));
         match self.kind {
-            RaceKind::Unordered => writeln!(
-                f,
-                "data race on {memory} [{:#x}, +{} bytes)",
-                self.addr, self.bytes
-            )?,
+            RaceKind::Unordered => writeln!(f, "data race on {memory} {}", Span(range))?,
             RaceKind::ReuseAfterFree => writeln!(
                 f,
-                "memory reused while still in use: {memory} [{:#x}, +{} bytes)",
-                self.addr, self.bytes
+                "memory reused while still in use: {memory} {}",
+                Span(range)
             )?,
             RaceKind::UnorderedFree => return self.fmt_unordered_free(f, memory),
         }
-        writeln!(f, "  now:     {}", self.current)?;
+        writeln!(f, "  now:     {first}")?;
         writeln!(f, "  earlier: {}", self.previous)?;
         if let Some(freed) = self.freed_at {
+            let by = self
+                .freed_by
+                .map(|a| format!(" on {a}"))
+                .unwrap_or_default();
             writeln!(
                 f,
-                "  freed at {freed} and handed out again before the earlier access was known to be done"
+                "  freed at {freed}{by} and handed out again before the earlier access was known to be done"
             )?;
         }
-        f.write_str("  nothing orders the two: ")?;
-        f.write_str(match (self.kind, self.current.actor, self.previous.actor) {
-            (RaceKind::ReuseAfterFree, _, _) => {
-                "record the other stream's use (`record_stream`), or make the freeing stream wait for an event recorded after that use"
-            }
-            (_, Actor::Cpu, _) => "synchronize the event recorded after the GPU's access before the CPU touches the memory",
-            (_, _, Actor::Cpu) => "the CPU's access came after the GPU's work was queued; wait for that work first",
-            _ => "record an event after the earlier access and make the later stream wait for it (`wait_event`)",
-        })
+        write!(f, "  nothing orders the two: {}", self.missing_order())
     }
 }
 
@@ -168,8 +170,8 @@ impl RaceReport {
     fn fmt_unordered_free(&self, f: &mut fmt::Formatter<'_>, memory: &str) -> fmt::Result {
         writeln!(
             f,
-            "memory freed while another stream may still use it: {memory} [{:#x}, +{} bytes)",
-            self.addr, self.bytes
+            "memory freed while another stream may still use it: {memory} {}",
+            Span((self.addr, self.bytes))
         )?;
         let buffer = match self.allocated_at {
             Some(at) => format!("the buffer allocated at {at}"),
@@ -188,16 +190,112 @@ impl RaceReport {
             )?,
         }
         writeln!(f, "  earlier: {}", self.previous)?;
+        let (freer, user) = (self.current.actor, self.previous.actor);
+        let free = self.free_on(freer);
+        let when = match self.freed_at.filter(|site| site.line != 0) {
+            Some(_) => "the free",
+            None => "the drop",
+        };
+        let beside = self
+            .freed_at
+            .filter(|site| site.line != 0)
+            .or(self.allocated_at);
         write!(
             f,
-            "  nothing orders that use before the free: the pool may hand this memory to the next \
-             allocation on {freer} at once, while {user} may still be using it, whether or not \
-             this run reuses it. Before the buffer is freed, record an event on {user} after its \
-             last use and make {freer} wait for it (`wait_event`), which is what `record_stream` \
+            "  nothing orders that {use_} before the free: {free} is not ordered after {user}'s \
+             {use_} at {line}, so the pool may hand this memory to {freer}'s next allocation at \
+             once, whether or not this run reuses it. Before {when}, make {freer} wait for an \
+             event recorded on {user} after that {use_} (`wait_event`): what `record_stream` \
              arranges in a caching allocator",
-            freer = self.current.actor,
-            user = self.previous.actor
+            use_ = noun(&self.previous),
+            line = line_of(self.previous.site, beside),
         )
+    }
+
+    /// What would have ordered the two accesses: which event, recorded on
+    /// which stream after which access, waited for by whom before which.
+    fn missing_order(&self) -> String {
+        let (now, earlier) = (&self.current, &self.previous);
+        let here = |record: &AccessRecord, other: &AccessRecord| {
+            format!(
+                "its {} at {}",
+                noun(record),
+                line_of(record.site, Some(other.site))
+            )
+        };
+        let (now_at, earlier_at) = (here(now, earlier), here(earlier, now));
+        match (self.kind, earlier.actor, now.actor) {
+            (RaceKind::ReuseAfterFree, user, _) => {
+                let freer = self.freed_by.unwrap_or(now.actor);
+                format!(
+                    "{} is not ordered after {user}'s {} at {}: before the free, make {freer} wait \
+                     for an event recorded on {user} after that {} (`wait_event`), or call \
+                     `record_stream`",
+                    self.free_on(freer),
+                    noun(earlier),
+                    line_of(earlier.site, self.freed_at),
+                    noun(earlier),
+                )
+            }
+            (_, Actor::Stream(stream), Actor::Cpu) if now.write && !earlier.write => format!(
+                "record an event on stream {stream} after {earlier_at} and make the CPU wait for \
+                 it (`Event::synchronize`) before {now_at}, or let the CPU write another buffer \
+                 while that copy still reads this one"
+            ),
+            (_, Actor::Stream(stream), Actor::Cpu) => format!(
+                "record an event on stream {stream} after {earlier_at} and make the CPU wait for \
+                 it (`Event::synchronize`) before {now_at}"
+            ),
+            (_, Actor::Cpu, user) => format!(
+                "the CPU's {} at {} must be over before {user}'s {} at {} is queued",
+                noun(earlier),
+                line_of(earlier.site, Some(now.site)),
+                noun(now),
+                line_of(now.site, Some(earlier.site)),
+            ),
+            (_, Actor::Stream(stream), user) => format!(
+                "record an event on stream {stream} after {earlier_at} and make {user} wait for \
+                 it (`wait_event`) before {now_at}"
+            ),
+        }
+    }
+
+    /// "the free at line N on stream S", or "the buffer's drop on stream S"
+    /// for a free without a call site of its own.
+    fn free_on(&self, freer: Actor) -> String {
+        match self.freed_at.filter(|site| site.line != 0) {
+            Some(at) => format!(
+                "the free at {} on {freer}",
+                line_of(at, Some(self.previous.site))
+            ),
+            None => format!("the buffer's drop on {freer}"),
+        }
+    }
+}
+
+/// `[0x…, +N bytes)`.
+struct Span((u64, u64));
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (addr, bytes) = self.0;
+        write!(f, "[{addr:#x}, +{bytes} bytes)")
+    }
+}
+
+/// "read" or "write".
+fn noun(record: &AccessRecord) -> &'static str {
+    if record.write { "write" } else { "read" }
+}
+
+/// `site` as "line N" when it is in the same file as `beside` (the report
+/// names both files in full above), else as `file:N`; a site inside the
+/// crate (line 0) by what it was.
+fn line_of(site: CallSite, beside: Option<CallSite>) -> String {
+    match beside {
+        _ if site.line == 0 => site.file.to_string(),
+        Some(other) if other.file == site.file => format!("line {}", site.line),
+        _ => format!("{}:{}", site.file, site.line),
     }
 }
 
@@ -401,11 +499,12 @@ impl RaceChecker {
                 current: free.clone(),
                 previous,
                 freed_at: Some(site),
+                freed_by: Some(actor),
                 allocated_at,
             };
             self.found.keep(report);
         }
-        self.shadow.mark_freed(addr, bytes, site, clock);
+        self.shadow.mark_freed((addr, bytes), site, actor, clock);
     }
 
     /// `event` recorded on `stream`.
