@@ -231,7 +231,47 @@ pub(super) fn oom_releases_cached_segments_and_retries(_: &Ctx) -> Result<(), Fa
         (Size(mb(20)), 1),
         "(memory_reserved, num_alloc_retries) after it",
     )?;
-    the_retry_does_not_search_the_cache_again()
+    the_retry_does_not_search_the_cache_again()?;
+    the_retry_runs_when_nothing_is_cached()
+}
+
+/// A refused segment when nothing is cached (a fresh allocator, or every
+/// reserved byte allocated): the retry has no shortcut, it runs and is
+/// counted all the same, and only then is the OOM reported.
+fn the_retry_runs_when_nothing_is_cached() -> Result<(), Failure> {
+    let mut fresh = sim(mb(8));
+    let fresh_err = fresh.malloc(mb(12), S0).err();
+    let mut full = sim(mb(40));
+    let _big = malloc(&mut full, mb(30), S0)?;
+    let full_err = full.malloc(mb(20), S0).err();
+    for (what, a, err) in [
+        (
+            "malloc(12 MiB) on a fresh allocator over an 8 MiB device",
+            &fresh,
+            fresh_err,
+        ),
+        (
+            "malloc(20 MiB) with 30 MiB of a 40 MiB device allocated and nothing cached",
+            &full,
+            full_err,
+        ),
+    ] {
+        let s = a.stats();
+        ensure(
+            matches!(err, Some(AllocError::OutOfMemory { .. }))
+                && (s.num_alloc_retries, s.num_ooms) == (1, 1),
+            format!("{what}: refused, one retry, then OutOfMemory: (num_alloc_retries, num_ooms) = (1, 1)"),
+            || format!("{err:?}, (num_alloc_retries, num_ooms) = ({}, {})", s.num_alloc_retries, s.num_ooms),
+        )
+        .because(|| {
+            if s.num_alloc_retries == 0 && err.is_some() {
+                "malloc reported OutOfMemory without the retry because nothing was cached (reserved equals allocated): the rule has no shortcut, every refused segment is followed by the wait for pending frees, the release of the wholly free segments, one counted retry and a second request to the driver, even when there looks to be nothing to release".into()
+            } else {
+                "the driver refuses the segment twice: the first refusal leads to one retry (counted in num_alloc_retries), the second to the OOM (counted in num_ooms)".into()
+            }
+        })?;
+    }
+    Ok(())
 }
 
 pub(super) fn statistics_follow_allocations(_: &Ctx) -> Result<(), Failure> {
