@@ -1,8 +1,12 @@
-//! The random workload: a seeded sequence of operations, with every
-//! invariant of the allocator's state checked after each step, and the
-//! pending blocks against the model of event completion of `pending.rs`.
+//! The random workload: a seeded sequence of operations, with the rules of
+//! each call checked (`calls.rs`), every invariant of the allocator's state
+//! after each step, and the pending blocks against the model of event
+//! completion of `pending.rs`. A failure names the call that broke the
+//! invariant and the blocks it changed.
 
-use super::pending::Pending;
+use super::calls::{self, Call, Done};
+use super::logged::Asked;
+use super::pending::{Pending, Released};
 use super::support::{Because, KIB, MIB, Sim, bytes, ensure, sim};
 use caching_allocator::{
     AllocError, Block, BlockState, LARGE_BUFFER, Pool, SMALL_BUFFER, StreamId,
@@ -41,23 +45,39 @@ pub(super) fn random_workload_keeps_invariants(ctx: &Ctx) -> Result<(), Failure>
     let mut live: Vec<Block> = Vec::new();
     let mut pending = Pending::default();
     for step in 1..=STEPS {
-        let op = random_step(&mut rng, &mut a, &mut live, &mut pending)
-            .map_err(|f| at_step(f, seed, step, "", &a))?;
-        check_invariants(&a, &live).map_err(|f| at_step(f, seed, step, &op, &a))?;
-        pending
-            .check(&a.snapshot())
-            .map_err(|f| at_step(f, seed, step, &op, &a))?;
+        let before = a.snapshot();
+        a.driver_mut().take();
+        let (call, handed) = random_step(&mut rng, &mut a, &mut live, &mut pending)
+            .map_err(|f| at_step(f, seed, step, None))?;
+        let after = a.snapshot();
+        let asked = a.driver_mut().take();
+        let still_pending = pending.blocks();
+        let done = Done {
+            call: &call,
+            before: &before,
+            after: &after,
+            asked: &asked,
+            handed,
+            pending: &still_pending,
+        };
+        let at = |f| at_step(f, seed, step, Some(&done));
+        if let Some(failure) = calls::broken(&done) {
+            return Err(at(failure));
+        }
+        check_invariants(&a, &live).map_err(at)?;
+        pending.check(&after).map_err(at)?;
     }
     Ok(())
 }
 
-/// One random operation; returns what it did.
+/// One random operation; returns what it did, and the block a `malloc`
+/// handed out (address and size).
 fn random_step(
     rng: &mut XorShift,
     a: &mut Sim,
     live: &mut Vec<Block>,
     pending: &mut Pending,
-) -> Result<String, Failure> {
+) -> Result<(Call, Option<(u64, usize)>), Failure> {
     let stream = StreamId(rng.below(3) as u32);
     match rng.below(100) {
         0..=44 => {
@@ -66,16 +86,27 @@ fn random_step(
                 6..=7 => rng.below(MIB as u64 + 2) as usize,
                 _ => rng.below(24 * MIB as u64) as usize,
             };
-            let op = format!("malloc({size}, stream {})", stream.0);
+            let call = Call::Malloc { size, stream };
+            let op = call.to_string();
             let retries = a.stats().num_alloc_retries;
             let result = a.malloc(size, stream);
             pending.polled();
-            if a.stats().num_alloc_retries > retries {
-                pending.waited();
+            let retried = retried(a.driver().asked());
+            if retried {
+                pending.waited(Released::Retried);
             }
+            let counted = a.stats().num_alloc_retries - retries;
+            ensure(
+                counted == usize::from(retried),
+                format!("{op} to count {} retry", usize::from(retried)),
+                || format!("{op} {} and counted {counted} retries", if retried { "was refused a segment and asked the driver again" } else { "asked the driver for no second segment" }),
+            )
+            .because(|| "a retry is counted each time the driver refuses a segment and malloc, after waiting for the pending frees and returning the wholly free segments, asks again: whether that second request succeeds or not (an OOM is what counts the failures)".into())?;
+            let mut handed = None;
             match result {
                 Ok(block) => {
                     pending.handed_out(&block);
+                    handed = Some((block.addr(), block.size()));
                     live.push(block);
                 }
                 Err(AllocError::OutOfMemory {
@@ -111,73 +142,79 @@ fn random_step(
                     ));
                 }
             }
-            Ok(op)
+            Ok((call, handed))
         }
         45..=79 if !live.is_empty() => {
             let block = live.swap_remove(rng.below(live.len() as u64) as usize);
-            let op = format!("free(block at {:#x})", block.addr());
+            let call = Call::Free {
+                addr: block.addr(),
+                stream: block.stream(),
+                noted: pending.noted(block.addr()),
+            };
             pending.freed(block.addr(), block.size());
             a.free(block).map_err(|e| {
-                Failure::new(format!("{op} of a live block to succeed"), format!("{e:?}"))
+                Failure::new(
+                    format!("{call} of a live block to succeed"),
+                    format!("{e:?}"),
+                )
             })?;
-            Ok(op)
+            Ok((call, None))
         }
         80..=89 if !live.is_empty() => {
             let block = &live[rng.below(live.len() as u64) as usize];
             a.record_stream(block, stream);
             pending.recorded(block, stream);
-            Ok(format!(
-                "record_stream(block at {:#x}, stream {})",
-                block.addr(),
-                stream.0
-            ))
+            let addr = block.addr();
+            Ok((Call::RecordStream { addr, stream }, None))
         }
         90..=97 => {
             a.driver_mut().finish(stream);
             pending.finished(stream);
-            Ok(format!("finish(stream {})", stream.0))
+            Ok((Call::Finish(stream), None))
         }
         _ => {
             a.empty_cache();
-            pending.waited();
-            Ok("empty_cache()".into())
+            pending.waited(Released::EmptyCache);
+            Ok((Call::EmptyCache, None))
         }
     }
 }
 
-fn at_step(failure: Failure, seed: u64, step: usize, op: &str, a: &Sim) -> Failure {
-    let layout: String = a
-        .snapshot()
-        .iter()
-        .map(|s| {
-            format!(
-                "\n  {:?} segment of {} at {:#x} for stream {}: {}",
-                s.pool,
-                bytes(s.size),
-                s.base,
-                s.stream.0,
-                match s.blocks.len() {
-                    1 => "1 block".to_string(),
-                    n => format!("{n} blocks"),
-                }
-            )
-        })
-        .collect();
+/// `failure` at `step`: the call named in what happened, and the blocks it
+/// changed after the diagnosis (not a dump of every segment).
+/// Whether the driver's log of one `malloc` shows a retry: a refused
+/// segment, then another request.
+fn retried(asked: &[Asked]) -> bool {
+    let mut segments = asked.iter().filter_map(|a| match a {
+        Asked::Segment { granted, .. } => Some(*granted),
+        _ => None,
+    });
+    segments.next() == Some(false) && segments.next().is_some()
+}
+
+fn at_step(failure: Failure, seed: u64, step: usize, done: Option<&Done<'_>>) -> Failure {
     let expected = format!(
-        "{} (random workload, seed {seed:#x}, step {step}{})",
-        failure.expected,
-        if op.is_empty() {
-            String::new()
-        } else {
-            format!(", after {op}")
-        }
+        "{} (random workload, seed {seed:#x}, step {step})",
+        failure.expected
     );
-    let layout = format!("segments at that step:{layout}");
-    let detail = match failure.detail {
-        Some(why) => format!("{why}\n{layout}"),
-        None => layout,
+    let Some(done) = done else {
+        return Failure::new(expected, failure.actual).detail(failure.detail.unwrap_or_default());
     };
-    Failure::new(expected, failure.actual).detail(detail)
+    let call = done.call.to_string();
+    let actual = if failure.actual.contains(&call) {
+        failure.actual
+    } else {
+        format!("after `{call}`: {}", failure.actual)
+    };
+    let diff = format!(
+        "what `{call}` changed:\n{}",
+        calls::changes(done.before, done.after)
+    );
+    let detail = match failure.detail {
+        Some(why) => format!("{why}\n{diff}"),
+        None => diff,
+    };
+    Failure::new(expected, actual).detail(detail)
 }
 
 /// Every invariant of the allocator's state.
@@ -247,6 +284,16 @@ fn check_segment_size(size: usize, pool: Pool) -> Result<(), Failure> {
         "small segments of 2 MiB, large ones of 20 MiB or a multiple of 2 MiB from 10 MiB",
         || format!("a {pool:?} segment of {}", bytes(size)),
     )
+    .because(|| segment_size_rule(size, pool))
+}
+
+/// Which rule a segment of `size` in `pool` breaks.
+pub(super) fn segment_size_rule(size: usize, pool: Pool) -> String {
+    match pool {
+        Pool::Large if size == SMALL_BUFFER => "a large-pool request under 10 MiB got a 2 MiB segment, the small pool's size: the segment follows the pool, so every large request (rounded above 1 MiB, SMALL_SIZE) under 10 MiB gets a 20 MiB segment (LARGE_BUFFER); compare the rounded request with SMALL_SIZE, not SMALL_BUFFER".into(),
+        Pool::Large => "a large segment is 20 MiB for a request under 10 MiB, else the rounded request rounded up again to a multiple of 2 MiB".into(),
+        Pool::Small => "every small-pool segment is 2 MiB (SMALL_BUFFER)".into(),
+    }
 }
 
 fn check_tiling(s: &caching_allocator::SegmentInfo) -> Result<(), Failure> {

@@ -12,10 +12,12 @@
 //! order they run, and each submodule a theme's checks, each short; the
 //! helpers they share are in `support`.
 
+mod calls;
 mod fit;
 mod gpu;
 mod invariants;
 mod layout;
+mod logged;
 mod oom;
 mod pending;
 mod pools;
