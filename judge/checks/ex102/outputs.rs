@@ -1,8 +1,11 @@
 //! The tokens: every request's output equals the reference, and no result is
 //! read before its copy is known to be done.
 
-use super::support::{CPU_STEP, EOS, mixed_batch, reference, setup};
+use super::support::{CPU_STEP, EOS, mixed_batch, reference, request, setup};
+use gpu::OpKind;
+use judge_harness::bridge::{AgentGone, LearnerPanic};
 use judge_harness::{Ctx, Failure};
+use overlap_sampler::Batch;
 
 /// Why `got` differs from `want` for one request, in words.
 fn difference(want: &[i32], got: &[i32]) -> String {
@@ -66,7 +69,7 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
         })
         .collect();
     if wrong.is_empty() {
-        return Ok(());
+        return stops_once_every_request_has_finished(ctx);
     }
     Err(Failure::new(
         format!(
@@ -75,6 +78,73 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
         format!("{} of {} requests differ", wrong.len(), want.len()),
     )
     .detail(wrong.join("\n")))
+}
+
+/// `generate` decodes until every request has finished, and no further
+/// (the statement's loop: `while !sampler.is_finished()`): a batch whose
+/// requests all meet EOS within three tokens is done after three steps,
+/// whatever its `max_new_tokens`, and an empty batch has nothing to decode.
+fn stops_once_every_request_has_finished(ctx: &Ctx) -> Result<(), Failure> {
+    let (device, stream, decoder) = setup(ctx)?;
+    // 396, 104 and 68 meet EOS at their first, second and third token.
+    let batch = Batch {
+        requests: vec![request(396, 16), request(104, 16), request(68, 16)],
+        eos: EOS,
+    };
+    let steps = reference(&decoder, &batch)
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0);
+    overlap_sampler::generate(&stream, &decoder, &batch, CPU_STEP)?;
+    let launches = device
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| e.op == OpKind::Launch && e.name == "decode_step")
+        .count();
+    if launches > steps + 1 {
+        return Err(Failure::new(
+            format!("a batch of three requests (max_new_tokens 16) that all meet EOS within {steps} tokens: {steps} steps, plus the one submitted ahead ({} `decode_step` launches)", steps + 1),
+            format!("{launches} `decode_step` launches"),
+        )
+        .detail(format!("`generate` kept decoding after every request had finished (at step {steps}): it runs until every request is finished, and no further (`while !sampler.is_finished()`), not for a number of steps taken from the batch's limits")));
+    }
+    let empty = Batch {
+        requests: Vec::new(),
+        eos: EOS,
+    };
+    match unless_it_panics(|| overlap_sampler::generate(&stream, &decoder, &empty, CPU_STEP)) {
+        Ok(outputs) => {
+            let outputs = outputs?;
+            judge_harness::ensure_eq(outputs.len(), 0, "no output for an empty batch")
+        }
+        Err(panic) => Err(Failure::new(
+            "`generate` of an empty batch to return no outputs",
+            format!("it panicked: {panic}"),
+        )
+        .detail("an empty batch has every request finished before the first step (there are none), so the loop runs no step: an empty batch has no longest limit to run for, nor any request to index; loop `while !sampler.is_finished()`, which is true at once")),
+    }
+}
+
+/// `f`'s value, or the message and place of the learner's panic in it.
+fn unless_it_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        if payload.is::<AgentGone>() {
+            std::panic::resume_unwind(payload);
+        }
+        if let Some(p) = payload.downcast_ref::<LearnerPanic>() {
+            return match p.location {
+                Some(at) => format!("`{}` at {at}", p.message),
+                None => format!("`{}`", p.message),
+            };
+        }
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_string()))
+            .map_or_else(|| "a panic".into(), |m| format!("`{m}`"))
+    })
 }
 
 pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure> {
