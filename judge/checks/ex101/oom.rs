@@ -1,6 +1,7 @@
 //! Out of memory and statistics: the fragmentation OOM, the release and
 //! retry, the counters, and a refused free of another allocator's block.
 
+use super::logged::Asked;
 use super::support::{
     Because, KIB, MIB, S0, S1, Sim, Size, at, bytes, ensure, ensure_at, free, malloc, mb, sim,
 };
@@ -242,7 +243,17 @@ pub(super) fn oom_releases_cached_segments_and_retries(_: &Ctx) -> Result<(), Fa
     let x_addr = x.addr();
     a.record_stream(&x, S1);
     free(&mut a, x)?;
-    let y = a.malloc(mb(20), S0).map_err(|e| Failure::new("malloc(20 MiB) when the device's only segment waits on stream 1: the retry waits for the pending free, returns the segment and succeeds", format!("{e:?}")))?;
+    a.driver_mut().take();
+    let y = a.malloc(mb(20), S0).map_err(|e| {
+        let asked = a.driver_mut().take();
+        let waited = asked.iter().any(|q| matches!(q, Asked::Wait(_)));
+        let why = if waited {
+            "the retry waited for the pending free, but did not return the segment it made wholly free: it returns every wholly free segment only after the wait"
+        } else {
+            "the retry never waited for the pending free (no `wait_event`), so the segment stayed held by a pending block: the retry first waits for every pending free, as empty_cache does, and only then returns the wholly free segments and asks again"
+        };
+        Failure::new("malloc(20 MiB) when the device's only segment waits on stream 1: the retry waits for the pending free, returns the segment and succeeds", format!("{e:?}")).detail(why)
+    })?;
     ensure_at(&y, mb(20), "that block (a new segment)").because(|| {
         if y.addr() == x_addr {
             "it is the block just freed, which stream 1 may still be using: after `record_stream(x, stream 1)` its free is pending until stream 1's work is done, so no malloc may hand it out before; out of memory, the retry waits for the pending free, returns that segment to the driver and allocates a new one (see allocator.md#other-streams-record_stream)".to_string()

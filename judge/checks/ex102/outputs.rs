@@ -2,7 +2,7 @@
 //! read before its copy is known to be done.
 
 use super::support::{CPU_STEP, EOS, mixed_batch, reference, request, setup};
-use gpu::OpKind;
+use gpu::{Actor, OpKind, RaceKind};
 use judge_harness::bridge::{AgentGone, LearnerPanic};
 use judge_harness::{Ctx, Failure};
 use overlap_sampler::Batch;
@@ -71,13 +71,49 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
     if wrong.is_empty() {
         return stops_once_every_request_has_finished(ctx);
     }
+    let count = format!("{} of {} requests differ", wrong.len(), want.len());
+    let actual = match whole_batch_cause(&batch, &want, &got) {
+        Some(cause) => format!("{count}: {cause}"),
+        None => count,
+    };
     Err(Failure::new(
         format!(
             "each request's tokens up to and including EOS (token {EOS}), or up to max_new_tokens"
         ),
-        format!("{} of {} requests differ", wrong.len(), want.len()),
+        actual,
     )
     .detail(wrong.join("\n")))
+}
+
+/// The one cause that explains every wrong request at once, when there is
+/// one: tokens of the step after (a slot read one step ahead), every
+/// request stopped when the first one finished, or the requests stopped by
+/// `max_new_tokens` one token short.
+fn whole_batch_cause(batch: &Batch, want: &[Vec<i32>], got: &[Vec<i32>]) -> Option<String> {
+    let wrong: Vec<usize> = (0..want.len()).filter(|&i| want[i] != got[i]).collect();
+    let ahead = wrong.iter().all(|&i| {
+        let (w, g) = (&want[i], &got[i]);
+        !g.is_empty() && g.iter().zip(w.iter().skip(1)).all(|(a, b)| a == b)
+    });
+    if ahead {
+        return Some("each request's tokens are those of the step after it: `process` read the slot of the step submitted ahead (N + 1), not step N's; take the slot from the count of steps processed before moving it on".into());
+    }
+    let prefixes = wrong.iter().all(|&i| want[i].starts_with(&got[i]));
+    let first = want.iter().map(Vec::len).min().unwrap_or(0);
+    let stop = got.iter().map(Vec::len).max().unwrap_or(0);
+    if prefixes && stop == first {
+        return Some(format!(
+            "every request stopped after {first} token(s), when the first request of the batch had finished: the batch is finished only once every request has (`all`, not `any`)"
+        ));
+    }
+    let limited = |i: usize| {
+        let r = batch.requests[i];
+        want[i].len() == r.max_new_tokens && r.max_new_tokens > 0
+    };
+    let one_short = wrong
+        .iter()
+        .all(|&i| limited(i) && got[i].len() + 1 == want[i].len() && prefixes);
+    one_short.then(|| "the requests stopped by max_new_tokens got one token fewer: the limit was counted from the steps submitted, which run one ahead of those processed; count a request's tokens, appended in `process`".into())
 }
 
 /// `generate` decodes until every request has finished, and no further
@@ -154,10 +190,24 @@ pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure
     let Some(first) = races.first() else {
         return Ok(());
     };
+    let what = match (first.kind, first.current.actor) {
+        (RaceKind::Unordered, Actor::Cpu) if first.current.write => {
+            "the CPU wrote a pinned buffer that a copy queued on the GPU may still read"
+        }
+        (RaceKind::Unordered, Actor::Cpu) => {
+            "the CPU read a pinned buffer that a copy queued on the GPU may still be writing (a copy not yet waited for, or the next step's copy into the same buffer)"
+        }
+        (RaceKind::Unordered, _) => {
+            "two streams touched one buffer with nothing ordering them: a copy and a step's kernels on different streams, each needing the other's work done first"
+        }
+        _ => "a buffer was freed while another stream's use of it was not ordered before the free",
+    };
+    let ordering = first.to_string();
+    let missing = ordering.lines().last().unwrap_or_default().trim();
     let failure = Failure::new(
         "every pinned slot read by the CPU only after the event recorded after its copies, and not overwritten by a later step's copy while it is read",
         format!(
-            "the race checker found {} race(s): the CPU read a pinned buffer that a copy queued on the GPU may still be writing (a copy not yet waited for, or the next step's copy into the same buffer)",
+            "the race checker found {} race(s); the first: {what}; {missing}",
             races.len()
         ),
     )
@@ -171,4 +221,45 @@ pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure
             .join("\n"),
     );
     Err(failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(limits: &[usize]) -> Batch {
+        Batch {
+            requests: limits.iter().map(|&n| request(1, n)).collect(),
+            eos: EOS,
+        }
+    }
+
+    #[test]
+    fn a_slot_read_one_step_ahead_is_told() {
+        let want = vec![vec![1, 2, 3], vec![4, 5]];
+        let got = vec![vec![2, 3, 9], vec![5, 9]];
+        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &got).expect("a cause");
+        assert!(cause.contains("the step after it"), "{cause}");
+    }
+
+    #[test]
+    fn a_batch_that_stops_with_its_first_request_is_told() {
+        let want = vec![vec![], vec![4, 5], vec![6]];
+        let got = vec![vec![], vec![], vec![]];
+        let cause = whole_batch_cause(&batch(&[0, 16, 16]), &want, &got).expect("a cause");
+        assert!(cause.contains("`all`, not `any`"), "{cause}");
+    }
+
+    #[test]
+    fn limits_one_short_are_told_and_other_mistakes_are_not() {
+        let want = vec![vec![1, 2, 3, 4], vec![5, EOS]];
+        let got = vec![vec![1, 2, 3], vec![5, EOS]];
+        let cause = whole_batch_cause(&batch(&[4, 16]), &want, &got).expect("a cause");
+        assert!(
+            cause.contains("counted from the steps submitted"),
+            "{cause}"
+        );
+        let other = vec![vec![1, 7, 3, 4], vec![5, EOS]];
+        assert_eq!(whole_batch_cause(&batch(&[4, 16]), &want, &other), None);
+    }
 }
