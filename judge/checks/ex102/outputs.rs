@@ -1,8 +1,8 @@
 //! The tokens: every request's output equals the reference, and no result is
 //! read before its copy is known to be done.
 
-use super::support::{CPU_STEP, EOS, mixed_batch, reference, request, setup};
-use gpu::{Actor, OpKind, RaceKind};
+use super::support::{CPU_STEP, EOS, Steps, mixed_batch, reference, request, setup};
+use gpu::{Actor, CallSite, OpKind, RaceKind, TraceEntry};
 use judge_harness::bridge::{AgentGone, LearnerPanic};
 use judge_harness::{Ctx, Failure};
 use overlap_sampler::Batch;
@@ -43,7 +43,7 @@ fn difference(want: &[i32], got: &[i32]) -> String {
 }
 
 pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
-    let (_device, stream, decoder) = setup(ctx)?;
+    let (device, stream, decoder) = setup(ctx)?;
     let batch = mixed_batch();
     let want = reference(&decoder, &batch);
     let got = overlap_sampler::generate(&stream, &decoder, &batch, CPU_STEP)?;
@@ -72,7 +72,12 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
         return stops_once_every_request_has_finished(ctx);
     }
     let count = format!("{} of {} requests differ", wrong.len(), want.len());
-    let actual = match whole_batch_cause(&batch, &want, &got) {
+    let trace = device.trace();
+    let seen = Seen {
+        from_zero: reference(&decoder, &zero_prompt()).remove(0),
+        copy_before_flag_eq: copy_before_flag_eq(&trace.entries),
+    };
+    let actual = match whole_batch_cause(&batch, &want, &got, &seen) {
         Some(cause) => format!("{count}: {cause}"),
         None => count,
     };
@@ -85,12 +90,85 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
     .detail(wrong.join("\n")))
 }
 
+/// What the judge saw of the run besides the tokens.
+struct Seen {
+    /// The reference's tokens for a prompt of token 0 (a buffer of zeros).
+    from_zero: Vec<i32>,
+    /// A copy to pinned memory queued in a step before its `flag_eq`, and
+    /// that `flag_eq`: their call sites.
+    copy_before_flag_eq: Option<(CallSite, CallSite)>,
+}
+
+/// One request whose prompt is token 0, as a buffer of zeros would decode.
+fn zero_prompt() -> Batch {
+    Batch {
+        requests: vec![request(0, 16)],
+        eos: EOS,
+    }
+}
+
+/// The first step whose trace queues a copy into pinned memory after its
+/// `decode_step` and before its `flag_eq`: the copy's and the `flag_eq`'s
+/// call sites.
+fn copy_before_flag_eq(entries: &[TraceEntry]) -> Option<(CallSite, CallSite)> {
+    Steps::of(entries).windows.iter().find_map(|window| {
+        let flag_eq = window
+            .iter()
+            .position(|e| e.op == OpKind::Launch && e.name.starts_with("flag_eq"))?;
+        let copy = window[..flag_eq]
+            .iter()
+            .find(|e| e.op == OpKind::CopyDeviceToHost)?;
+        Some((copy.site, window[flag_eq].site))
+    })
+}
+
 /// The one cause that explains every wrong request at once, when there is
-/// one: tokens of the step after (a slot read one step ahead), every
-/// request stopped when the first one finished, or the requests stopped by
-/// `max_new_tokens` one token short.
-fn whole_batch_cause(batch: &Batch, want: &[Vec<i32>], got: &[Vec<i32>]) -> Option<String> {
+/// one: tokens of the step after (a slot read one step ahead), a first
+/// step that decoded zeros, every request stopped when the first one
+/// finished, done flags a step late because they were copied before
+/// `flag_eq`, or the requests stopped by `max_new_tokens` one token short.
+fn whole_batch_cause(
+    batch: &Batch,
+    want: &[Vec<i32>],
+    got: &[Vec<i32>],
+    seen: &Seen,
+) -> Option<String> {
     let wrong: Vec<usize> = (0..want.len()).filter(|&i| want[i] != got[i]).collect();
+    let prompts: std::collections::BTreeSet<i32> =
+        wrong.iter().map(|&i| batch.requests[i].prompt).collect();
+    let started: Vec<usize> = wrong
+        .iter()
+        .copied()
+        .filter(|&i| !got[i].is_empty())
+        .collect();
+    let from_zero = |k: usize| {
+        started.iter().all(|&i| {
+            seen.from_zero
+                .get(k..)
+                .is_some_and(|z| z.starts_with(&got[i]))
+        })
+    };
+    if let Some(k) = (0..2).find(|&k| prompts.len() > 1 && started.len() > 1 && from_zero(k)) {
+        let ahead = if k == 1 {
+            ", and read one step ahead (each step's results from the next step's slot)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "every request's tokens are those a buffer of zeros decodes to ({:?}…), whatever its prompt: the first step decoded zeros, not the prompts `Sampler::new` wrote into `tokens[0]`{ahead}; step N reads `tokens[N % 2]` and fills slot N % 2, so number a step from `submitted` before counting it",
+            &seen.from_zero[..3.min(seen.from_zero.len())]
+        ));
+    }
+    let late = wrong.iter().all(|&i| {
+        got[i].len() == want[i].len() + 1
+            && got[i].starts_with(&want[i])
+            && want[i].last() == Some(&EOS)
+    });
+    if let (true, Some((copy, flag_eq))) = (late, seen.copy_before_flag_eq) {
+        return Some(format!(
+            "every request that met EOS got one token more: a copy into pinned memory at {copy} is queued before `flag_eq` at {flag_eq}, so the flags it copies are those before this step's update, and each done flag arrives a step late; queue the copies after `flag_eq`"
+        ));
+    }
     let ahead = wrong.iter().all(|&i| {
         let (w, g) = (&want[i], &got[i]);
         !g.is_empty() && g.iter().zip(w.iter().skip(1)).all(|(a, b)| a == b)
@@ -229,16 +307,63 @@ mod tests {
 
     fn batch(limits: &[usize]) -> Batch {
         Batch {
-            requests: limits.iter().map(|&n| request(1, n)).collect(),
+            requests: limits
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| request(i as i32 + 1, n))
+                .collect(),
             eos: EOS,
         }
+    }
+
+    fn seen() -> Seen {
+        Seen {
+            from_zero: vec![77, 78],
+            copy_before_flag_eq: None,
+        }
+    }
+
+    #[test]
+    fn a_first_step_that_decoded_zeros_is_told() {
+        let want = vec![vec![1, 2], vec![4, 5]];
+        let got = vec![vec![77, 78], vec![77]];
+        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &got, &seen()).expect("a cause");
+        assert!(
+            cause.contains("decoded zeros") && !cause.contains("ahead"),
+            "{cause}"
+        );
+        let later = vec![vec![78], vec![78]];
+        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &later, &seen()).expect("a cause");
+        assert!(cause.contains("read one step ahead"), "{cause}");
+    }
+
+    #[test]
+    fn flags_copied_before_flag_eq_are_told_only_when_seen() {
+        let want = vec![vec![1, EOS], vec![EOS]];
+        let got = vec![vec![1, EOS, 3], vec![EOS, 3]];
+        let limits = batch(&[16, 16]);
+        assert_eq!(whole_batch_cause(&limits, &want, &got, &seen()), None);
+        let site = |line| CallSite {
+            file: "sampler.rs",
+            line,
+            column: 1,
+        };
+        let seen = Seen {
+            copy_before_flag_eq: Some((site(80), site(83))),
+            ..seen()
+        };
+        let cause = whole_batch_cause(&limits, &want, &got, &seen).expect("a cause");
+        assert!(
+            cause.contains("queued before `flag_eq` at sampler.rs:83:1"),
+            "{cause}"
+        );
     }
 
     #[test]
     fn a_slot_read_one_step_ahead_is_told() {
         let want = vec![vec![1, 2, 3], vec![4, 5]];
         let got = vec![vec![2, 3, 9], vec![5, 9]];
-        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &got).expect("a cause");
+        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &got, &seen()).expect("a cause");
         assert!(cause.contains("the step after it"), "{cause}");
     }
 
@@ -246,7 +371,7 @@ mod tests {
     fn a_batch_that_stops_with_its_first_request_is_told() {
         let want = vec![vec![], vec![4, 5], vec![6]];
         let got = vec![vec![], vec![], vec![]];
-        let cause = whole_batch_cause(&batch(&[0, 16, 16]), &want, &got).expect("a cause");
+        let cause = whole_batch_cause(&batch(&[0, 16, 16]), &want, &got, &seen()).expect("a cause");
         assert!(cause.contains("`all`, not `any`"), "{cause}");
     }
 
@@ -254,12 +379,15 @@ mod tests {
     fn limits_one_short_are_told_and_other_mistakes_are_not() {
         let want = vec![vec![1, 2, 3, 4], vec![5, EOS]];
         let got = vec![vec![1, 2, 3], vec![5, EOS]];
-        let cause = whole_batch_cause(&batch(&[4, 16]), &want, &got).expect("a cause");
+        let cause = whole_batch_cause(&batch(&[4, 16]), &want, &got, &seen()).expect("a cause");
         assert!(
             cause.contains("counted from the steps submitted"),
             "{cause}"
         );
         let other = vec![vec![1, 7, 3, 4], vec![5, EOS]];
-        assert_eq!(whole_batch_cause(&batch(&[4, 16]), &want, &other), None);
+        assert_eq!(
+            whole_batch_cause(&batch(&[4, 16]), &want, &other, &seen()),
+            None
+        );
     }
 }
