@@ -96,7 +96,7 @@ pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
             .find(|s| s.3 == Pool::Large && s.1 != LARGE_BUFFER);
         match (pool_of_one, large) {
             (Some(Pool::Large), _) => "the 1 MiB request went to the large pool: the small pool takes every request up to 1 MiB, that size included, and the large pool only larger ones".into(),
-            (_, Some(s)) => super::invariants::segment_size_rule(s.1, s.3),
+            (_, Some(s)) => super::state::segment_size_rule(s.1, s.3),
             _ => "the small pool takes every request up to 1 MiB, the large pool larger ones, each in segments of its own".into(),
         }
     })?;
