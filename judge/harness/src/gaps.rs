@@ -20,12 +20,16 @@ pub struct Gap<'t> {
 
 /// The longest stretch of `[start_ns, end_ns]` (the CPU clock) outside every
 /// call of `entries` (in trace order), if any time is.
-pub fn longest_gap(entries: &[TraceEntry], start_ns: u64, end_ns: u64) -> Option<Gap<'_>> {
-    let mut best: Option<Gap<'_>> = None;
+pub fn longest_gap<'t>(
+    entries: impl IntoIterator<Item = &'t TraceEntry>,
+    start_ns: u64,
+    end_ns: u64,
+) -> Option<Gap<'t>> {
+    let mut best: Option<Gap<'t>> = None;
     let mut from = start_ns;
     let mut after = None;
     let mut consider = |ns: u64, after, before| {
-        if ns > 0 && best.is_none_or(|b: Gap<'_>| ns > b.ns) {
+        if ns > 0 && best.is_none_or(|b: Gap<'t>| ns > b.ns) {
             best = Some(Gap { ns, after, before });
         }
     };
