@@ -17,12 +17,13 @@
 //! memory handed out again while another stream may still use it is
 //! reported as a reuse too, with the site of the free.
 //!
-//! About 500 lines (the shadow memory is already its own module, `shadow`,
-//! and the tests are in `tests`): the vector clocks, the check of each
-//! access and of each free, and the reports they make are one algorithm
-//! whose parts read best together.
+//! The reports and their words are in `report`, the shadow memory in
+//! `shadow`, the tests in `tests`.
 
+mod report;
 mod shadow;
+
+pub use report::{AccessRecord, RaceKind, RaceReport};
 
 use crate::exec::EventId;
 use crate::label::Label;
@@ -57,147 +58,6 @@ impl fmt::Display for Actor {
             Self::Cpu => f.write_str("the CPU"),
             Self::Stream(s) => write!(f, "stream {s}"),
         }
-    }
-}
-
-/// One side of a race.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AccessRecord {
-    /// Who accessed the memory.
-    pub actor: Actor,
-    /// True for a write.
-    pub write: bool,
-    /// What did it: "kernel `sum_f32`", "copy device to pinned", …
-    pub what: String,
-    /// The caller's location.
-    pub site: CallSite,
-}
-
-impl fmt::Display for AccessRecord {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verb = if self.write { "writes" } else { "reads" };
-        write!(
-            f,
-            "{} {verb} it in {} at {}",
-            self.actor, self.what, self.site
-        )
-    }
-}
-
-/// What kind of race.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RaceKind {
-    /// Two accesses, at least one a write, that nothing orders.
-    Unordered,
-    /// Memory was freed, handed out again and used while an earlier user may
-    /// still be using it.
-    ReuseAfterFree,
-    /// Memory was freed on one stream while another stream's use of it was
-    /// not ordered before the free: the pool may hand it to the next
-    /// allocation at once, whether or not this run ever does (a reuse
-    /// hazard, reported at the free).
-    UnorderedFree,
-}
-
-/// A race the checker found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RaceReport {
-    /// What kind.
-    pub kind: RaceKind,
-    /// First byte both accesses touch.
-    pub addr: u64,
-    /// Bytes both touch, in the first overlapping range found.
-    pub bytes: u64,
-    /// Whether `addr` is pinned host memory rather than device memory.
-    pub host: bool,
-    /// The access that found the race.
-    pub current: AccessRecord,
-    /// The earlier access it is not ordered after.
-    pub previous: AccessRecord,
-    /// Where the memory was freed before being handed out again.
-    pub freed_at: Option<CallSite>,
-    /// Where the freed buffer was allocated, when known (a buffer freed by
-    /// its drop has no call site of its own to name).
-    #[serde(default)]
-    pub allocated_at: Option<CallSite>,
-}
-
-impl fmt::Display for RaceReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let memory = if self.host {
-            "pinned host memory"
-        } else {
-            "device memory"
-        };
-        match self.kind {
-            RaceKind::Unordered => writeln!(
-                f,
-                "data race on {memory} [{:#x}, +{} bytes)",
-                self.addr, self.bytes
-            )?,
-            RaceKind::ReuseAfterFree => writeln!(
-                f,
-                "memory reused while still in use: {memory} [{:#x}, +{} bytes)",
-                self.addr, self.bytes
-            )?,
-            RaceKind::UnorderedFree => return self.fmt_unordered_free(f, memory),
-        }
-        writeln!(f, "  now:     {}", self.current)?;
-        writeln!(f, "  earlier: {}", self.previous)?;
-        if let Some(freed) = self.freed_at {
-            writeln!(
-                f,
-                "  freed at {freed} and handed out again before the earlier access was known to be done"
-            )?;
-        }
-        f.write_str("  nothing orders the two: ")?;
-        f.write_str(match (self.kind, self.current.actor, self.previous.actor) {
-            (RaceKind::ReuseAfterFree, _, _) => {
-                "record the other stream's use (`record_stream`), or make the freeing stream wait for an event recorded after that use"
-            }
-            (_, Actor::Cpu, _) => "synchronize the event recorded after the GPU's access before the CPU touches the memory",
-            (_, _, Actor::Cpu) => "the CPU's access came after the GPU's work was queued; wait for that work first",
-            _ => "record an event after the earlier access and make the later stream wait for it (`wait_event`)",
-        })
-    }
-}
-
-impl RaceReport {
-    /// The report of a free that another stream's use was not ordered before.
-    fn fmt_unordered_free(&self, f: &mut fmt::Formatter<'_>, memory: &str) -> fmt::Result {
-        writeln!(
-            f,
-            "memory freed while another stream may still use it: {memory} [{:#x}, +{} bytes)",
-            self.addr, self.bytes
-        )?;
-        let buffer = match self.allocated_at {
-            Some(at) => format!("the buffer allocated at {at}"),
-            None => "the buffer".into(),
-        };
-        match self.freed_at.filter(|site| site.line != 0) {
-            Some(at) => writeln!(
-                f,
-                "  freed:   {buffer}, freed on {} at {at}",
-                self.current.actor
-            )?,
-            None => writeln!(
-                f,
-                "  freed:   {buffer}, dropped: freed on {}",
-                self.current.actor
-            )?,
-        }
-        writeln!(f, "  earlier: {}", self.previous)?;
-        write!(
-            f,
-            "  nothing orders that use before the free: the pool may hand this memory to the next \
-             allocation on {freer} at once, while {user} may still be using it, whether or not \
-             this run reuses it. Before the buffer is freed, record an event on {user} after its \
-             last use and make {freer} wait for it (`wait_event`), which is what `record_stream` \
-             arranges in a caching allocator",
-            freer = self.current.actor,
-            user = self.previous.actor
-        )
     }
 }
 
@@ -401,11 +261,12 @@ impl RaceChecker {
                 current: free.clone(),
                 previous,
                 freed_at: Some(site),
+                freed_by: Some(actor),
                 allocated_at,
             };
             self.found.keep(report);
         }
-        self.shadow.mark_freed(addr, bytes, site, clock);
+        self.shadow.mark_freed((addr, bytes), site, actor, clock);
     }
 
     /// `event` recorded on `stream`.

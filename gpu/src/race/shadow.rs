@@ -46,10 +46,18 @@ struct Cell {
     /// The latest read of each actor since the last write.
     reads: Vec<Past>,
     /// Set when the range was freed and not yet written by a new owner:
-    /// where, and what the freeing actor knew then. Accesses ordered before
+    /// where, by whom, and what the freeing actor knew then. Accesses ordered before
     /// the free are safe to reuse after (the pool hands memory to another
     /// stream only once the free has completed).
-    freed: Option<(CallSite, Rc<Clock>)>,
+    freed: Option<Freed>,
+}
+
+/// A free of a range: where, by whom, and what the freeing actor knew then.
+#[derive(Clone, Debug)]
+struct Freed {
+    site: CallSite,
+    by: Actor,
+    clock: Rc<Clock>,
 }
 
 /// Byte ranges with their histories, by start address; ranges never overlap.
@@ -125,14 +133,25 @@ impl Shadow {
         found
     }
 
-    /// Marks `[addr, addr + bytes)` as freed, keeping its history.
-    pub(super) fn mark_freed(&mut self, addr: u64, bytes: u64, site: CallSite, clock: Clock) {
-        let clock = Rc::new(clock);
+    /// Marks `[addr, addr + bytes)` as freed by `by` at `site`, knowing
+    /// `clock`, keeping its history.
+    pub(super) fn mark_freed(
+        &mut self,
+        (addr, bytes): (u64, u64),
+        site: CallSite,
+        by: Actor,
+        clock: Clock,
+    ) {
+        let freed = Freed {
+            site,
+            by,
+            clock: Rc::new(clock),
+        };
         let end = addr + bytes;
         self.split(addr);
         self.split(end);
         for cell in self.cells.range_mut(addr..end).map(|(_, c)| c) {
-            cell.freed = Some((site, Rc::clone(&clock)));
+            cell.freed = Some(freed.clone());
         }
     }
 
@@ -191,7 +210,7 @@ fn conflict(
         let before_the_free = cell
             .freed
             .as_ref()
-            .is_some_and(|(_, clock)| clock.get(past.actor().index()) >= past.epoch);
+            .is_some_and(|freed| freed.clock.get(past.actor().index()) >= past.epoch);
         !ordered(past.actor(), past.epoch) && !before_the_free
     })?;
     Some(RaceReport {
@@ -205,7 +224,8 @@ fn conflict(
         host: start >= HOST_BASE,
         current: now.record(),
         previous: earlier.record(),
-        freed_at: cell.freed.as_ref().map(|(site, _)| *site),
+        freed_at: cell.freed.as_ref().map(|freed| freed.site),
+        freed_by: cell.freed.as_ref().map(|freed| freed.by),
         allocated_at: None,
     })
 }

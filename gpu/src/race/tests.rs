@@ -174,7 +174,9 @@ fn a_free_not_ordered_after_another_streams_use_is_a_hazard_even_without_reuse()
     );
     assert!(
         text.contains(
-            "record an event on stream 2 after its last use and make stream 1 wait for it"
+            "the free at line 3 on stream 1 is not ordered after stream 2's read at line 2"
+        ) && text.contains(
+            "Before the free, make stream 1 wait for an event recorded on stream 2 after that read (`wait_event`)"
         ),
         "{text}"
     );
@@ -211,6 +213,92 @@ fn a_dropped_buffer_is_named_by_where_it_was_allocated() {
     let text = rc.reports()[0].to_string();
     assert!(
         text.contains("the buffer allocated at test.rs:5:1, dropped: freed on stream 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_race_between_streams_names_the_missing_event_and_wait() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(A, &[range(0, 8, false)], "kernel `sum_f32`", site(33));
+    rc.on_stream_op(B, &[range(0, 8, true)], "kernel `fill_f32`", site(39));
+    let text = rc.reports()[0].to_string();
+    assert!(
+        text.ends_with(
+            "nothing orders the two: record an event on stream 1 after its read at line 33 and make stream 2 wait for it (`wait_event`) before its write at line 39"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_cpu_read_too_early_names_the_event_the_cpu_must_wait_for() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(
+        A,
+        &[range(HOST_BASE, 8, true)],
+        "copy device to pinned",
+        site(7),
+    );
+    rc.on_cpu_access(&[range(HOST_BASE, 8, false)], "read", site(9));
+    let text = rc.reports()[0].to_string();
+    assert!(
+        text.ends_with(
+            "record an event on stream 1 after its write at line 7 and make the CPU wait for it (`Event::synchronize`) before its read at line 9"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_cpu_write_under_a_copy_offers_another_buffer_too() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(
+        A,
+        &[range(HOST_BASE, 8, false)],
+        "copy pinned to device",
+        site(7),
+    );
+    rc.on_cpu_access(&[range(HOST_BASE, 8, true)], "write", site(9));
+    let text = rc.reports()[0].to_string();
+    assert!(
+        text.contains("before its write at line 9, or let the CPU write another buffer while that copy still reads this one"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_reuse_names_the_free_and_the_use_it_is_not_ordered_after() {
+    let mut rc = RaceChecker::default();
+    rc.on_stream_op(B, &[range(0, 64, false)], "slow reader", site(4));
+    rc.on_free(Some(A), (0, 64), site(6), None);
+    rc.take_reports();
+    rc.on_stream_op(A, &[range(0, 64, true)], "new owner", site(8));
+    let report = &rc.reports()[0];
+    assert_eq!(report.freed_by, Some(Actor::Stream(A)));
+    let text = report.to_string();
+    assert!(
+        text.contains("freed at test.rs:6:1 on stream 1 and handed out again")
+            && text.ends_with(
+                "nothing orders the two: the free at line 6 on stream 1 is not ordered after stream 2's read at line 4: before the free, make stream 1 wait for an event recorded on stream 2 after that read (`wait_event`), or call `record_stream`"
+            ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_site_in_another_file_is_named_with_its_file() {
+    let mut rc = RaceChecker::default();
+    let elsewhere = CallSite {
+        file: "other.rs",
+        line: 12,
+        column: 3,
+    };
+    rc.on_stream_op(A, &[range(0, 8, true)], "w", elsewhere);
+    rc.on_stream_op(B, &[range(0, 8, true)], "w", site(5));
+    let text = rc.reports()[0].to_string();
+    assert!(
+        text.contains("after its write at other.rs:12 and make stream 2 wait for it (`wait_event`) before its write at test.rs:5"),
         "{text}"
     );
 }

@@ -2,8 +2,8 @@
 //! rest is split off, and how a freed block merges with its neighbours.
 
 use super::support::{
-    ALLOC, Because, FREE, KIB, MIB, S0, Sim, Size, at, bytes, ensure_at, ensure_block, ensure_rows,
-    free, malloc, mb, sim,
+    ALLOC, Because, FREE, KIB, MIB, PEND, S0, S1, Sim, Size, at, bytes, ensure_at, ensure_block,
+    ensure_rows, free, layout_diagnosis, malloc, mb, render, rows, sim,
 };
 use caching_allocator::{Block, SMALL_BUFFER};
 use judge_harness::{Ctx, Failure, ensure_eq};
@@ -212,5 +212,40 @@ pub(super) fn merges_with_both_neighbours(_: &Ctx) -> Result<(), Failure> {
         Size(a.memory_reserved()),
         Size(mb(20)),
         "memory_reserved (no new segment)",
+    )?;
+    a_pending_neighbour_merges_with_nothing()
+}
+
+/// A block pending free for another stream, then its neighbour freed with
+/// nothing recorded: the neighbour merges with the free block after it,
+/// never with the pending one.
+fn a_pending_neighbour_merges_with_nothing() -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let x = malloc(&mut a, MIB, S0)?;
+    let y = malloc(&mut a, 4 * KIB, S0)?;
+    a.record_stream(&x, S1);
+    free(&mut a, x)?;
+    free(&mut a, y)?;
+    let got = rows(&a, 0);
+    let expected = [(0, MIB, PEND), (MIB as u64, MIB, FREE)];
+    if got == expected {
+        return Ok(());
+    }
+    let merged = got
+        .iter()
+        .find(|r| r.0 == 0)
+        .is_some_and(|r| r.2 == FREE || r.1 != MIB);
+    let why = if merged {
+        "the free of the block at 1 MiB merged it with the pending block at 0: a block waiting for another stream's event merges with nothing until its events complete; only a neighbour that is free is absorbed".to_string()
+    } else {
+        layout_diagnosis(&expected, &got)
+    };
+    Err(Failure::new(
+        format!(
+            "a 1 MiB block recorded on stream 1 and freed (pending), then the 4 KiB block after it freed: it merges with the free rest of the segment, not with the pending block: {}",
+            render(&expected)
+        ),
+        render(&got),
     )
+    .detail(why))
 }

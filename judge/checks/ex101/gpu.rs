@@ -49,21 +49,41 @@ impl Driver for GpuDriver {
 
     fn record_event(&mut self, stream: StreamId) -> gpu::Event {
         let Some(s) = self.streams.get(&stream) else {
-            panic!(
-                "the allocator recorded an event on stream {}, which this check never used",
-                stream.0
+            Failure::new(
+                "events recorded only on the streams of this check (0 and 1)",
+                format!(
+                    "the allocator recorded an event on stream {}, on which no block of this check was allocated or noted with `record_stream`",
+                    stream.0
+                ),
             )
+            .detail("at free, the allocator records one event on each stream `record_stream` noted on the block, and no other; see allocator.md#record-stream")
+            .raise()
         };
-        s.record_event().expect("recording an event")
+        s.record_event()
+            .unwrap_or_else(|e| driver_refused("record_event", &e))
     }
 
     fn event_done(&mut self, event: &gpu::Event) -> bool {
-        event.query().expect("querying an event")
+        event
+            .query()
+            .unwrap_or_else(|e| driver_refused("event_done", &e))
     }
 
     fn wait_event(&mut self, event: &gpu::Event) {
-        event.synchronize().expect("waiting for an event");
+        event
+            .synchronize()
+            .unwrap_or_else(|e| driver_refused("wait_event", &e));
     }
+}
+
+/// Ends the check: the device refused a driver call the allocator made
+/// (`what`), with the device's own words for why.
+fn driver_refused(what: &str, e: &gpu::GpuError) -> ! {
+    Failure::new(
+        format!("the driver's `{what}` to succeed"),
+        format!("the device refused the allocator's `{what}`: {e}"),
+    )
+    .raise()
 }
 
 /// Elements in the block: 1 MiB of `f32`, a small-pool block.

@@ -12,13 +12,17 @@
 //! order they run, and each submodule a theme's checks, each short; the
 //! helpers they share are in `support`.
 
+mod calls;
+mod counters;
 mod fit;
 mod gpu;
 mod invariants;
 mod layout;
+mod logged;
 mod oom;
 mod pending;
 mod pools;
+mod state;
 mod streams;
 mod support;
 
@@ -104,13 +108,13 @@ pub(crate) const CHECKS: &[Check] = &[
         6,
     ),
     check!(
-        oom::statistics_follow_allocations,
+        counters::statistics_follow_allocations,
         "allocated, active, reserved, peaks, inactive splits and driver calls are counted",
         "allocator.md#statistics",
         5,
     ),
     check!(
-        oom::foreign_block_is_not_allocated,
+        counters::foreign_block_is_not_allocated,
         "freeing another allocator's block is NotAllocated and changes nothing",
         "allocator.md#free",
         3,

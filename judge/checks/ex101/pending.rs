@@ -29,13 +29,18 @@ pub(super) struct Pending {
 
 /// Why a freed block is not pending.
 #[derive(Clone, Copy)]
-enum Released {
+pub(super) enum Released {
     /// Only its own stream was recorded on it.
     OwnStream,
     /// No stream was recorded on it since it was handed out.
     NothingRecorded,
     /// Its streams all finished, and the allocator has noticed.
     Noticed,
+    /// `empty_cache` waited for every pending free.
+    EmptyCache,
+    /// A `malloc` was refused a segment and retried, which waits for every
+    /// pending free first.
+    Retried,
 }
 
 impl Released {
@@ -49,6 +54,12 @@ impl Released {
             }
             Self::Noticed => {
                 "every stream recorded on it has finished, and a malloc or empty_cache has polled their events since: it is free again (each stream's events are polled on their own, whatever the other streams do)"
+            }
+            Self::EmptyCache => {
+                "`empty_cache` first waits for every pending free, so the block is free again"
+            }
+            Self::Retried => {
+                "the malloc was refused a segment and retried, and the retry first waits for every pending free (as empty_cache does) before it returns the wholly free segments: the block is free again"
             }
         }
     }
@@ -71,6 +82,19 @@ impl Pending {
         } else {
             self.own.insert(block.addr());
         }
+    }
+
+    /// The streams other than its own noted on the live block at `addr`.
+    pub(super) fn noted(&self, addr: u64) -> BTreeSet<u32> {
+        self.recorded.get(&addr).cloned().unwrap_or_default()
+    }
+
+    /// The blocks that must be pending now, by address, with their sizes.
+    pub(super) fn blocks(&self) -> BTreeMap<u64, usize> {
+        self.freed
+            .iter()
+            .map(|(&a, &(size, _))| (a, size))
+            .collect()
     }
 
     /// `free(block)`: pending if other streams were recorded on it.
@@ -109,11 +133,11 @@ impl Pending {
         });
     }
 
-    /// `empty_cache`, or a retry after a refused segment: it waits for every
-    /// pending free.
-    pub(super) fn waited(&mut self) {
+    /// `empty_cache`, or a retry after a refused segment (`why`): it waits
+    /// for every pending free.
+    pub(super) fn waited(&mut self, why: Released) {
         for addr in std::mem::take(&mut self.freed).into_keys() {
-            self.released.insert(addr, Released::Noticed);
+            self.released.insert(addr, why);
         }
     }
 

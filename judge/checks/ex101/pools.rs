@@ -31,10 +31,26 @@ pub(super) fn rounds_requests_to_512(_: &Ctx) -> Result<(), Failure> {
                 "malloc({request}) rounds up to a multiple of 512 (at least 512) and takes the front of the small segment's free block"
             ),
         )
-        .because(|| rounding(request, block.size(), SMALL_BUFFER - next))?;
+        .because(|| {
+            if request == 0 && one_byte_rounds_right() {
+                format!(
+                    "malloc(0) got {} where malloc(1) gets 512 B: the rounding lacks its floor, a request of 0 bytes is a 512-byte block too (a rounded size of 0 would split off a remainder at the block's own address): round `size.max(1)` up, or clamp to 512",
+                    bytes(block.size())
+                )
+            } else {
+                rounding(request, block.size(), SMALL_BUFFER - next)
+            }
+        })?;
         next += rounded;
     }
     Ok(())
+}
+
+/// Whether `malloc(1)` on a fresh allocator gets 512 bytes at 0.
+fn one_byte_rounds_right() -> bool {
+    let mut a = sim(mb(64));
+    a.malloc(1, S0)
+        .is_ok_and(|b| (b.addr(), b.size()) == (0, 512))
 }
 
 /// Why `got` bytes are wrong for a request of `request` bytes, taken from
@@ -74,9 +90,15 @@ pub(super) fn picks_the_pool_by_rounded_size(_: &Ctx) -> Result<(), Failure> {
         ],
         "the segments after malloc(1 MiB) and malloc(1 MiB + 1 B): 1 MiB is small, anything above is large",
     )
-    .because(|| match pool_of_one {
-        Some(Pool::Large) => "the 1 MiB request went to the large pool: the small pool takes every request up to 1 MiB, that size included, and the large pool only larger ones".into(),
-        _ => "the small pool takes every request up to 1 MiB, the large pool larger ones, each in segments of its own".into(),
+    .because(|| {
+        let large = segments(&a)
+            .into_iter()
+            .find(|s| s.3 == Pool::Large && s.1 != LARGE_BUFFER);
+        match (pool_of_one, large) {
+            (Some(Pool::Large), _) => "the 1 MiB request went to the large pool: the small pool takes every request up to 1 MiB, that size included, and the large pool only larger ones".into(),
+            (_, Some(s)) => super::state::segment_size_rule(s.1, s.3),
+            _ => "the small pool takes every request up to 1 MiB, the large pool larger ones, each in segments of its own".into(),
+        }
     })?;
     ensure_block(
         &above,

@@ -1,6 +1,7 @@
 //! Streams and `record_stream`: free blocks are kept per stream, a block
 //! used by other streams waits for them, and `empty_cache` waits too.
 
+use super::logged::Asked;
 use super::support::{
     ALLOC, Because, FREE, MIB, PEND, S0, S1, S2, S3, Seg, Size, at, ensure, ensure_at, ensure_rows,
     free, malloc, mb, segments, sim,
@@ -20,7 +21,9 @@ pub(super) fn keeps_free_blocks_per_stream(_: &Ctx) -> Result<(), Failure> {
     )
     .because(|| per_stream(y.addr() == 0))?;
     let z = malloc(&mut a, 4096, S0)?;
-    ensure_at(&z, 0, "malloc(4 KiB) on stream 0 reuses its freed block")?;
+    ensure_at(&z, 0, "malloc(4 KiB) on stream 0 reuses its freed block").because(|| {
+        "stream 0's own cache holds the free block at 0 that fits, yet malloc passed it by: best fit looks among the free blocks of the request's own pool and stream (the smallest that fits), so another stream's blocks neither serve the request nor end the search".into()
+    })?;
     let l = malloc(&mut a, mb(5), S0)?;
     ensure_at(&l, mb(4), "malloc(5 MiB) on stream 0 opens a large segment")?;
     free(&mut a, l)?;
@@ -53,7 +56,9 @@ pub(super) fn record_stream_defers_reuse_until_the_stream_finishes(_: &Ctx) -> R
     let mut a = sim(mb(64));
     let x = malloc(&mut a, MIB, S0)?;
     a.record_stream(&x, S1);
+    a.driver_mut().take();
     free(&mut a, x)?;
+    let at_free = a.driver_mut().take();
     ensure_rows(
         &a,
         0,
@@ -79,7 +84,20 @@ pub(super) fn record_stream_defers_reuse_until_the_stream_finishes(_: &Ctx) -> R
         "after stream 1 finishes, the next malloc(1 MiB) notices its event and reuses the block",
     )
     .because(|| {
-        "stream 1 has finished, so the pending block's event has completed, yet malloc did not reuse it: malloc polls the events of pending frees first, and a block whose events have all completed is free again".into()
+        let events: Vec<u32> = at_free
+            .iter()
+            .filter_map(|a| match a {
+                Asked::Event(s) => Some(s.0),
+                _ => None,
+            })
+            .collect();
+        if events == [S1.0] {
+            "stream 1 has finished, so the pending block's event has completed, yet malloc did not reuse it: malloc polls the events of pending frees first, and a block whose events have all completed is free again".into()
+        } else {
+            format!(
+                "the free of the block recorded on stream 1 recorded its event(s) on stream(s) {events:?}, so stream 1's finish completes none of them: at free, one event goes on each stream noted with `record_stream` (`record_event(stream 1)` here), marking where that stream's use ends"
+            )
+        }
     })?;
     let w = malloc(&mut a, 4096, S0)?;
     ensure_at(
@@ -188,7 +206,17 @@ pub(super) fn empty_cache_waits_for_pending_frees(_: &Ctx) -> Result<(), Failure
     a.record_stream(&s, S3);
     free(&mut a, s)?;
     free(&mut a, l1)?;
+    a.driver_mut().take();
     a.empty_cache();
+    let returned: Vec<u64> = a
+        .driver_mut()
+        .take()
+        .iter()
+        .filter_map(|q| match q {
+            Asked::Return { addr, .. } => Some(*addr),
+            _ => None,
+        })
+        .collect();
     let kept = segments(&a);
     ensure_eq(
         kept.clone(),
@@ -196,7 +224,12 @@ pub(super) fn empty_cache_waits_for_pending_frees(_: &Ctx) -> Result<(), Failure
         "segments after empty_cache: it waits for stream 3, so the small segment is wholly free and returned, and the large one still holds an allocated block",
     )
     .because(|| {
-        if kept.iter().any(|s| s.3 == Pool::Small) {
+        if let Some(s) = kept.iter().find(|s| returned.contains(&s.0)) {
+            format!(
+                "empty_cache gave the segment at {} back to the driver (`free_segment`), yet the snapshot still lists it: a segment given back is no longer the allocator's, so it leaves its table at once (or a later empty_cache gives it back a second time)",
+                at(s.0)
+            )
+        } else if kept.iter().any(|s| s.3 == Pool::Small) {
             "the small segment was kept although its only block was merely pending on stream 3: empty_cache first waits for the pending frees, and then returns every segment that is wholly free".into()
         } else {
             "empty_cache returns exactly the wholly free segments: one that still holds an allocated block stays".into()

@@ -1,7 +1,9 @@
 //! The helpers the checks share: sizes and streams, an allocator over the
-//! scripted `SimDriver`, and assertions that print bytes and layouts for people.
+//! scripted `SimDriver` (logged: [`Logged`]), and assertions that print bytes
+//! and layouts for people.
 
-use caching_allocator::{Block, BlockState, CachingAllocator, Pool, SimDriver, StreamId};
+use super::logged::Logged;
+use caching_allocator::{Block, BlockState, CachingAllocator, Pool, StreamId};
 use judge_harness::Failure;
 
 pub(super) const KIB: usize = 1 << 10;
@@ -14,12 +16,12 @@ pub(super) const ALLOC: BlockState = BlockState::Allocated;
 pub(super) const PEND: BlockState = BlockState::PendingFree;
 pub(super) const FREE: BlockState = BlockState::Free;
 
-pub(super) type Sim = CachingAllocator<SimDriver>;
+pub(super) type Sim = CachingAllocator<Logged>;
 /// A block as `(address, size, state)`.
 pub(super) type Row = (u64, usize, BlockState);
 
 pub(super) fn sim(capacity: usize) -> Sim {
-    CachingAllocator::new(SimDriver::new(capacity))
+    CachingAllocator::new(Logged::new(capacity))
 }
 
 /// `n` bytes for people: `3000 B`, `3 KiB`, `20 MiB`, `1 MiB + 512 B`.
@@ -81,7 +83,7 @@ impl std::fmt::Debug for Seg {
 }
 
 /// A block state for people.
-fn state(state: BlockState) -> &'static str {
+pub(super) fn state(state: BlockState) -> &'static str {
     match state {
         BlockState::Allocated => "allocated",
         BlockState::PendingFree => "pending free",

@@ -1,8 +1,11 @@
 //! The tokens: every request's output equals the reference, and no result is
 //! read before its copy is known to be done.
 
-use super::support::{CPU_STEP, EOS, mixed_batch, reference, setup};
+use super::support::{CPU_STEP, EOS, Steps, mixed_batch, reference, request, setup};
+use gpu::{Actor, CallSite, OpKind, RaceKind, TraceEntry};
+use judge_harness::bridge::{AgentGone, LearnerPanic};
 use judge_harness::{Ctx, Failure};
+use overlap_sampler::Batch;
 
 /// Why `got` differs from `want` for one request, in words.
 fn difference(want: &[i32], got: &[i32]) -> String {
@@ -40,7 +43,7 @@ fn difference(want: &[i32], got: &[i32]) -> String {
 }
 
 pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
-    let (_device, stream, decoder) = setup(ctx)?;
+    let (device, stream, decoder) = setup(ctx)?;
     let batch = mixed_batch();
     let want = reference(&decoder, &batch);
     let got = overlap_sampler::generate(&stream, &decoder, &batch, CPU_STEP)?;
@@ -66,15 +69,196 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
         })
         .collect();
     if wrong.is_empty() {
-        return Ok(());
+        return stops_once_every_request_has_finished(ctx);
     }
+    let count = format!("{} of {} requests differ", wrong.len(), want.len());
+    let trace = device.trace();
+    let seen = Seen {
+        from_zero: reference(&decoder, &zero_prompt()).remove(0),
+        copy_before_flag_eq: copy_before_flag_eq(&trace.entries),
+    };
+    let actual = match whole_batch_cause(&batch, &want, &got, &seen) {
+        Some(cause) => format!("{count}: {cause}"),
+        None => count,
+    };
     Err(Failure::new(
         format!(
             "each request's tokens up to and including EOS (token {EOS}), or up to max_new_tokens"
         ),
-        format!("{} of {} requests differ", wrong.len(), want.len()),
+        actual,
     )
     .detail(wrong.join("\n")))
+}
+
+/// What the judge saw of the run besides the tokens.
+struct Seen {
+    /// The reference's tokens for a prompt of token 0 (a buffer of zeros).
+    from_zero: Vec<i32>,
+    /// A copy to pinned memory queued in a step before its `flag_eq`, and
+    /// that `flag_eq`: their call sites.
+    copy_before_flag_eq: Option<(CallSite, CallSite)>,
+}
+
+/// One request whose prompt is token 0, as a buffer of zeros would decode.
+fn zero_prompt() -> Batch {
+    Batch {
+        requests: vec![request(0, 16)],
+        eos: EOS,
+    }
+}
+
+/// The first step whose trace queues a copy into pinned memory after its
+/// `decode_step` and before its `flag_eq`: the copy's and the `flag_eq`'s
+/// call sites.
+fn copy_before_flag_eq(entries: &[TraceEntry]) -> Option<(CallSite, CallSite)> {
+    Steps::of(entries).windows.iter().find_map(|window| {
+        let flag_eq = window
+            .iter()
+            .position(|e| e.op == OpKind::Launch && e.name.starts_with("flag_eq"))?;
+        let copy = window[..flag_eq]
+            .iter()
+            .find(|e| e.op == OpKind::CopyDeviceToHost)?;
+        Some((copy.site, window[flag_eq].site))
+    })
+}
+
+/// The one cause that explains every wrong request at once, when there is
+/// one: tokens of the step after (a slot read one step ahead), a first
+/// step that decoded zeros, every request stopped when the first one
+/// finished, done flags a step late because they were copied before
+/// `flag_eq`, or the requests stopped by `max_new_tokens` one token short.
+fn whole_batch_cause(
+    batch: &Batch,
+    want: &[Vec<i32>],
+    got: &[Vec<i32>],
+    seen: &Seen,
+) -> Option<String> {
+    let wrong: Vec<usize> = (0..want.len()).filter(|&i| want[i] != got[i]).collect();
+    let prompts: std::collections::BTreeSet<i32> =
+        wrong.iter().map(|&i| batch.requests[i].prompt).collect();
+    let started: Vec<usize> = wrong
+        .iter()
+        .copied()
+        .filter(|&i| !got[i].is_empty())
+        .collect();
+    let from_zero = |k: usize| {
+        started.iter().all(|&i| {
+            seen.from_zero
+                .get(k..)
+                .is_some_and(|z| z.starts_with(&got[i]))
+        })
+    };
+    if let Some(k) = (0..2).find(|&k| prompts.len() > 1 && started.len() > 1 && from_zero(k)) {
+        let ahead = if k == 1 {
+            ", and read one step ahead (each step's results from the next step's slot)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "every request's tokens are those a buffer of zeros decodes to ({:?}…), whatever its prompt: the first step decoded zeros, not the prompts `Sampler::new` wrote into `tokens[0]`{ahead}; step N reads `tokens[N % 2]` and fills slot N % 2, so number a step from `submitted` before counting it",
+            &seen.from_zero[..3.min(seen.from_zero.len())]
+        ));
+    }
+    let late = wrong.iter().all(|&i| {
+        got[i].len() == want[i].len() + 1
+            && got[i].starts_with(&want[i])
+            && want[i].last() == Some(&EOS)
+    });
+    if let (true, Some((copy, flag_eq))) = (late, seen.copy_before_flag_eq) {
+        return Some(format!(
+            "every request that met EOS got one token more: a copy into pinned memory at {copy} is queued before `flag_eq` at {flag_eq}, so the flags it copies are those before this step's update, and each done flag arrives a step late; queue the copies after `flag_eq`"
+        ));
+    }
+    let ahead = wrong.iter().all(|&i| {
+        let (w, g) = (&want[i], &got[i]);
+        !g.is_empty() && g.iter().zip(w.iter().skip(1)).all(|(a, b)| a == b)
+    });
+    if ahead {
+        return Some("each request's tokens are those of the step after it: `process` read the slot of the step submitted ahead (N + 1), not step N's; take the slot from the count of steps processed before moving it on".into());
+    }
+    let prefixes = wrong.iter().all(|&i| want[i].starts_with(&got[i]));
+    let first = want.iter().map(Vec::len).min().unwrap_or(0);
+    let stop = got.iter().map(Vec::len).max().unwrap_or(0);
+    if prefixes && stop == first {
+        return Some(format!(
+            "every request stopped after {first} token(s), when the first request of the batch had finished: the batch is finished only once every request has (`all`, not `any`)"
+        ));
+    }
+    let limited = |i: usize| {
+        let r = batch.requests[i];
+        want[i].len() == r.max_new_tokens && r.max_new_tokens > 0
+    };
+    let one_short = wrong
+        .iter()
+        .all(|&i| limited(i) && got[i].len() + 1 == want[i].len() && prefixes);
+    one_short.then(|| "the requests stopped by max_new_tokens got one token fewer: the limit was counted from the steps submitted, which run one ahead of those processed; count a request's tokens, appended in `process`".into())
+}
+
+/// `generate` decodes until every request has finished, and no further
+/// (the statement's loop: `while !sampler.is_finished()`): a batch whose
+/// requests all meet EOS within three tokens is done after three steps,
+/// whatever its `max_new_tokens`, and an empty batch has nothing to decode.
+fn stops_once_every_request_has_finished(ctx: &Ctx) -> Result<(), Failure> {
+    let (device, stream, decoder) = setup(ctx)?;
+    // 396, 104 and 68 meet EOS at their first, second and third token.
+    let batch = Batch {
+        requests: vec![request(396, 16), request(104, 16), request(68, 16)],
+        eos: EOS,
+    };
+    let steps = reference(&decoder, &batch)
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0);
+    overlap_sampler::generate(&stream, &decoder, &batch, CPU_STEP)?;
+    let launches = device
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| e.op == OpKind::Launch && e.name == "decode_step")
+        .count();
+    if launches > steps + 1 {
+        return Err(Failure::new(
+            format!("a batch of three requests (max_new_tokens 16) that all meet EOS within {steps} tokens: {steps} steps, plus the one submitted ahead ({} `decode_step` launches)", steps + 1),
+            format!("{launches} `decode_step` launches"),
+        )
+        .detail(format!("`generate` kept decoding after every request had finished (at step {steps}): it runs until every request is finished, and no further (`while !sampler.is_finished()`), not for a number of steps taken from the batch's limits")));
+    }
+    let empty = Batch {
+        requests: Vec::new(),
+        eos: EOS,
+    };
+    match unless_it_panics(|| overlap_sampler::generate(&stream, &decoder, &empty, CPU_STEP)) {
+        Ok(outputs) => {
+            let outputs = outputs?;
+            judge_harness::ensure_eq(outputs.len(), 0, "no output for an empty batch")
+        }
+        Err(panic) => Err(Failure::new(
+            "`generate` of an empty batch to return no outputs",
+            format!("it panicked: {panic}"),
+        )
+        .detail("an empty batch has every request finished before the first step (there are none), so the loop runs no step: an empty batch has no longest limit to run for, nor any request to index; loop `while !sampler.is_finished()`, which is true at once")),
+    }
+}
+
+/// `f`'s value, or the message and place of the learner's panic in it.
+fn unless_it_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        if payload.is::<AgentGone>() {
+            std::panic::resume_unwind(payload);
+        }
+        if let Some(p) = payload.downcast_ref::<LearnerPanic>() {
+            return match p.location {
+                Some(at) => format!("`{}` at {at}", p.message),
+                None => format!("`{}`", p.message),
+            };
+        }
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_string()))
+            .map_or_else(|| "a panic".into(), |m| format!("`{m}`"))
+    })
 }
 
 pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure> {
@@ -84,10 +268,24 @@ pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure
     let Some(first) = races.first() else {
         return Ok(());
     };
+    let what = match (first.kind, first.current.actor) {
+        (RaceKind::Unordered, Actor::Cpu) if first.current.write => {
+            "the CPU wrote a pinned buffer that a copy queued on the GPU may still read"
+        }
+        (RaceKind::Unordered, Actor::Cpu) => {
+            "the CPU read a pinned buffer that a copy queued on the GPU may still be writing (a copy not yet waited for, or the next step's copy into the same buffer)"
+        }
+        (RaceKind::Unordered, _) => {
+            "two streams touched one buffer with nothing ordering them: a copy and a step's kernels on different streams, each needing the other's work done first"
+        }
+        _ => "a buffer was freed while another stream's use of it was not ordered before the free",
+    };
+    let ordering = first.to_string();
+    let missing = ordering.lines().last().unwrap_or_default().trim();
     let failure = Failure::new(
         "every pinned slot read by the CPU only after the event recorded after its copies, and not overwritten by a later step's copy while it is read",
         format!(
-            "the race checker found {} race(s): the CPU read a pinned buffer that a copy queued on the GPU may still be writing (a copy not yet waited for, or the next step's copy into the same buffer)",
+            "the race checker found {} race(s); the first: {what}; {missing}",
             races.len()
         ),
     )
@@ -101,4 +299,95 @@ pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure
             .join("\n"),
     );
     Err(failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(limits: &[usize]) -> Batch {
+        Batch {
+            requests: limits
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| request(i as i32 + 1, n))
+                .collect(),
+            eos: EOS,
+        }
+    }
+
+    fn seen() -> Seen {
+        Seen {
+            from_zero: vec![77, 78],
+            copy_before_flag_eq: None,
+        }
+    }
+
+    #[test]
+    fn a_first_step_that_decoded_zeros_is_told() {
+        let want = vec![vec![1, 2], vec![4, 5]];
+        let got = vec![vec![77, 78], vec![77]];
+        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &got, &seen()).expect("a cause");
+        assert!(
+            cause.contains("decoded zeros") && !cause.contains("ahead"),
+            "{cause}"
+        );
+        let later = vec![vec![78], vec![78]];
+        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &later, &seen()).expect("a cause");
+        assert!(cause.contains("read one step ahead"), "{cause}");
+    }
+
+    #[test]
+    fn flags_copied_before_flag_eq_are_told_only_when_seen() {
+        let want = vec![vec![1, EOS], vec![EOS]];
+        let got = vec![vec![1, EOS, 3], vec![EOS, 3]];
+        let limits = batch(&[16, 16]);
+        assert_eq!(whole_batch_cause(&limits, &want, &got, &seen()), None);
+        let site = |line| CallSite {
+            file: "sampler.rs",
+            line,
+            column: 1,
+        };
+        let seen = Seen {
+            copy_before_flag_eq: Some((site(80), site(83))),
+            ..seen()
+        };
+        let cause = whole_batch_cause(&limits, &want, &got, &seen).expect("a cause");
+        assert!(
+            cause.contains("queued before `flag_eq` at sampler.rs:83:1"),
+            "{cause}"
+        );
+    }
+
+    #[test]
+    fn a_slot_read_one_step_ahead_is_told() {
+        let want = vec![vec![1, 2, 3], vec![4, 5]];
+        let got = vec![vec![2, 3, 9], vec![5, 9]];
+        let cause = whole_batch_cause(&batch(&[16, 16]), &want, &got, &seen()).expect("a cause");
+        assert!(cause.contains("the step after it"), "{cause}");
+    }
+
+    #[test]
+    fn a_batch_that_stops_with_its_first_request_is_told() {
+        let want = vec![vec![], vec![4, 5], vec![6]];
+        let got = vec![vec![], vec![], vec![]];
+        let cause = whole_batch_cause(&batch(&[0, 16, 16]), &want, &got, &seen()).expect("a cause");
+        assert!(cause.contains("`all`, not `any`"), "{cause}");
+    }
+
+    #[test]
+    fn limits_one_short_are_told_and_other_mistakes_are_not() {
+        let want = vec![vec![1, 2, 3, 4], vec![5, EOS]];
+        let got = vec![vec![1, 2, 3], vec![5, EOS]];
+        let cause = whole_batch_cause(&batch(&[4, 16]), &want, &got, &seen()).expect("a cause");
+        assert!(
+            cause.contains("counted from the steps submitted"),
+            "{cause}"
+        );
+        let other = vec![vec![1, 7, 3, 4], vec![5, EOS]];
+        assert_eq!(
+            whole_batch_cause(&batch(&[4, 16]), &want, &other, &seen()),
+            None
+        );
+    }
 }

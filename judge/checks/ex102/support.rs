@@ -36,7 +36,7 @@ pub(super) fn setup(ctx: &Ctx) -> Result<(Device, Stream, Decoder), Failure> {
     Ok((device, stream, decoder))
 }
 
-fn request(prompt: i32, max_new_tokens: usize) -> Request {
+pub(super) fn request(prompt: i32, max_new_tokens: usize) -> Request {
     Request {
         prompt,
         max_new_tokens,

@@ -3,6 +3,7 @@
 
 use super::support::{CPU_STEP, Steps, describe, mixed_batch, ms, setup, steady_batch};
 use gpu::{BlockReason, Device, OpKind, Stream};
+use judge_harness::gaps::longest_gap;
 use judge_harness::{Ctx, Failure, median};
 use overlap_sampler::Sampler;
 use std::time::Duration;
@@ -27,11 +28,31 @@ pub(super) fn submit_returns_before_the_gate(ctx: &Ctx) -> Result<(), Failure> {
         return Ok(());
     }
     let trace = device.trace();
-    let culprit = trace
-        .since(mark)
+    let calls = trace.since(mark);
+    let culprit = calls
         .iter()
         .filter(|e| e.blocking.is_some())
         .max_by_key(|e| e.cpu_ns());
+    let from = start.as_nanos() as u64;
+    let gap = longest_gap(calls, from, from + took.as_nanos() as u64);
+    if let Some(gap) = gap.filter(|g| culprit.is_none_or(|e| g.ns > e.cpu_ns())) {
+        let failure = Failure::new(
+            format!(
+                "`submit` to return at once while a {} spin runs ahead of it (under {})",
+                ms(GATE.as_nanos() as f64),
+                ms(GATE.as_nanos() as f64 / 2.0)
+            ),
+            format!(
+                "`submit` took {}: {}",
+                ms(took.as_nanos() as f64),
+                gap.describe()
+            ),
+        );
+        return Err(match gap.before.or(gap.after) {
+            Some(e) => failure.at(e.site),
+            None => failure,
+        });
+    }
     let mut failure = Failure::new(
         format!(
             "`submit` to return at once while a {} spin runs ahead of it (under {})",

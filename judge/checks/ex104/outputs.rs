@@ -2,6 +2,7 @@
 
 use super::support::Bench;
 use super::workload::STEPS;
+use gpu::{Actor, RaceKind, RaceReport};
 use judge_harness::{Ctx, Failure};
 use sync_elimination::LogLine;
 
@@ -43,7 +44,10 @@ fn log_difference(want: &[LogLine], got: &[LogLine]) -> String {
         ));
     }
     if g.finished != w.finished {
-        let cause = if g.finished > w.finished && g.tokens == w.tokens {
+        let summed: u32 = want[..=i].iter().map(|l| l.finished).sum();
+        let cause = if g.finished == summed && i > 0 {
+            ": the sum of this line's figure and every earlier line's, so the count kept what the earlier windows had counted: it was not reset after each line as the tokens were"
+        } else if g.finished > w.finished && g.tokens == w.tokens {
             ": requests counted as finished more than once (a finished request is counted each step it is seen, not once)"
         } else {
             ""
@@ -58,6 +62,25 @@ fn log_difference(want: &[LogLine], got: &[LogLine]) -> String {
     format!("log line {i} (after step {}): {}", w.step, parts.join("; "))
 }
 
+/// What the first race means here, from who touched the memory how.
+fn race_cause(race: &RaceReport) -> &'static str {
+    let (now, then) = (&race.current, &race.previous);
+    match (race.kind, now.actor, now.write, then.write) {
+        (RaceKind::UnorderedFree | RaceKind::ReuseAfterFree, ..) => {
+            "a buffer was freed or reused while another stream's use of it was not ordered before"
+        }
+        (_, Actor::Cpu, true, _) => {
+            "the CPU refilled a pinned buffer that a copy queued on the GPU may still read: a ring needs a buffer for every copy still in flight"
+        }
+        (_, Actor::Cpu, false, _) => {
+            "the CPU read a pinned buffer before the copy into it was known to be done"
+        }
+        (_, _, false, true) => "a stream read data another stream had not finished writing",
+        (_, _, true, false) => "a stream overwrote data another stream may still be reading",
+        _ => "two streams wrote the same memory with nothing ordering them",
+    }
+}
+
 pub(super) fn outputs_and_logs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
     let report = bench.run(STEPS, |_| Ok(()))?;
@@ -66,12 +89,10 @@ pub(super) fn outputs_and_logs_match_the_reference(ctx: &Ctx) -> Result<(), Fail
     if let Some(race) = races.first() {
         return Err(Failure::new(
             "no data race between the CPU, the copy stream and the compute stream",
-            format!("{} race(s); the first is below", races.len()),
+            format!("{} race(s); the first: {}", races.len(), race_cause(race)),
         )
         .at(race.current.site)
-        .detail(format!(
-            "{race}\nan input buffer or a pinned buffer was reused before the GPU was done with it, or a stream read data another stream had not finished writing; see hidden-syncs.md#why-a-sync-exists"
-        )));
+        .detail(format!("{race}\nsee hidden-syncs.md#why-a-sync-exists")));
     }
     let expected = &bench.workload;
     if let Some(r) =

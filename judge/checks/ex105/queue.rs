@@ -7,6 +7,7 @@
 
 use super::workload::{HOST, PLAN, RUN, measured};
 use gpu::{CallSite, OpKind, TraceEntry};
+use judge_harness::gaps::longest_gap;
 use judge_harness::{Ctx, Failure};
 use std::collections::BTreeMap;
 
@@ -78,7 +79,13 @@ fn no_wait_without_a_blocking_call(
         Some(((name, site), n)) => format!(
             "`{name}` was called {n} times in the loop, at {site}: polling until the GPU is done is a synchronize in disguise, a wait with no call that blocks"
         ),
-        None => "no call in the loop blocks, so the CPU waited on its own, between the calls the judge traced (a busy loop, a sleep)".to_string(),
+        None => {
+            let gap = longest_gap(between.iter().copied(), first.cpu_start_ns, last.cpu_end_ns);
+            match gap {
+                Some(gap) => format!("no call in the loop blocks: {}", gap.describe()),
+                None => "no call in the loop blocks, so the CPU waited on its own, between the calls the judge traced (a busy loop, a sleep)".to_string(),
+            }
+        }
     };
     Err(Failure::new(
         format!(
@@ -94,4 +101,47 @@ fn no_wait_without_a_blocking_call(
     .detail(format!(
         "{how}; after a wait the GPU sits idle while the CPU queues the next run, so the runs are not back to back; queue every run, wait once for the last end event, then read the times; see hidden-syncs.md#timing-gpu-work"
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(op: OpKind, line: u32, start_ms: u64, end_ms: u64) -> TraceEntry {
+        TraceEntry {
+            seq: 0,
+            op,
+            name: "decode_step".into(),
+            stream: None,
+            bytes: 0,
+            site: CallSite {
+                file: "lib.rs",
+                line,
+                column: 1,
+            },
+            cpu_start_ns: start_ms * 1_000_000,
+            cpu_end_ns: end_ms * 1_000_000,
+            blocking: None,
+            gpu: None,
+            captured: false,
+        }
+    }
+
+    #[test]
+    fn a_loop_that_spins_between_its_calls_is_told_where() {
+        // Two runs queued at once, then 200 ms with no call, then the rest.
+        let runs = [
+            entry(OpKind::Launch, 40, 0, 1),
+            entry(OpKind::Launch, 40, 1, 2),
+            entry(OpKind::Launch, 44, 202, 203),
+        ];
+        let between: Vec<&TraceEntry> = runs.iter().collect();
+        let calls = vec![(0, 0); PLAN.warmup + PLAN.reps];
+        let failure = no_wait_without_a_blocking_call(&between, &calls).expect_err("a wait");
+        let why = failure.detail.expect("a diagnosis");
+        assert!(
+            why.starts_with("no call in the loop blocks: the CPU spent 200.000 ms between `decode_step` at lib.rs:40:1 and `decode_step` at lib.rs:44:1 outside any GPU call"),
+            "{why}"
+        );
+    }
 }

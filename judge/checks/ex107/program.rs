@@ -10,7 +10,10 @@
 //! would depend on the backend: a copy that an earlier copy queued on
 //! another stream holds up (the virtual GPU has one copy engine per
 //! direction), and pageable copies that share staging slots across
-//! streams, or that are larger than a slot while a slot is in use. Copy
+//! streams, or that are larger than a slot while a slot is in use. One
+//! sharing is foreseen: a slot-sized copy that finds every slot held by
+//! other streams' copies waits for the first to drain, on the H200 as on
+//! the virtual GPU (the last line of `chapters/measurements/gpu-staging.txt`). Copy
 //! sizes come from the backend's calibration, well inside each regime.
 
 use std::time::Duration;
@@ -174,14 +177,26 @@ impl State {
                 bytes,
             } => {
                 let engine = self.engines[direction as usize];
-                let start = self.now.max(self.ready[stream]);
+                let mut start = self.now.max(self.ready[stream]);
                 let upload = (direction, memory) == (Direction::HostToDevice, Memory::Pageable);
+                let class = size(bytes, staging);
+                let held = self.held();
+                // Every slot held by other streams' copies: it waits for
+                // the first to drain, on the H200 as on the virtual GPU
+                // (`gpu-staging.txt`), and starts only then.
+                let others_hold_all = upload
+                    && class == Size::Slot
+                    && held.len() >= self.slots.len()
+                    && held.iter().all(|s| s.1 != stream);
+                if others_hold_all {
+                    start = start.max(held.iter().map(|s| s.0).min().unwrap_or(0));
+                }
                 engine <= start
                     && (!upload
-                        || match size(bytes, staging) {
+                        || match class {
                             Size::Inline => true,
-                            Size::Slot => self.held().iter().all(|s| s.1 == stream),
-                            Size::Large => self.held().is_empty() && self.large < 2,
+                            Size::Slot => others_hold_all || held.iter().all(|s| s.1 == stream),
+                            Size::Large => held.is_empty() && self.large < 2,
                         })
             }
             Action::WaitEvent { event, .. }

@@ -51,7 +51,7 @@ impl Writer<'_> {
 }
 
 /// The scenes a program is made of: a long kernel, then calls that probe it.
-const SCENES: usize = 8;
+const SCENES: usize = 9;
 
 /// Scene `kind` on streams `s` and `t` (the other one) with event `e`.
 fn scene(kind: usize, s: usize, e: usize, staging: &Staging, rng: &mut SplitMix) -> Vec<Action> {
@@ -112,6 +112,20 @@ fn scene(kind: usize, s: usize, e: usize, staging: &Staging, rng: &mut SplitMix)
             copy(d2h, pageable, Size::Inline, rng),
             copy(d2h, pageable, Size::Inline, rng),
         ],
+        // The staging slots are the driver's: a busy stream's copies hold
+        // every one, and a copy on the idle stream waits for one.
+        8 => {
+            let held: Vec<Action> = (0..staging.slots)
+                .map(|_| copy(h2d, pageable, Size::Slot, rng))
+                .collect();
+            let idle = Action::Copy {
+                stream: t,
+                direction: h2d,
+                memory: pageable,
+                bytes: draw_size(Size::Slot, staging, rng),
+            };
+            [vec![gate], held, vec![idle]].concat()
+        }
         6 => vec![
             Action::GraphLaunch { stream: s },
             Action::Launch { stream: s },
@@ -168,8 +182,9 @@ fn filler(staging: &Staging, rng: &mut SplitMix) -> Action {
 /// draws, with streams, sizes and filler calls it draws too.
 pub(crate) fn programs(seed: u64, staging: &Staging) -> Vec<Vec<Step>> {
     let mut rng = SplitMix::new(seed);
+    // Every scene once, the rest of the programs' two scenes drawn.
     let mut scenes: Vec<usize> = (0..SCENES)
-        .chain((0..SCENES).map(|_| rng.below(SCENES as u64) as usize))
+        .chain((SCENES..PROGRAMS * 2).map(|_| rng.below(SCENES as u64) as usize))
         .collect();
     rng.shuffle(&mut scenes);
     let mut scenes = scenes.into_iter();

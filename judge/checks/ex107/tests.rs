@@ -128,6 +128,12 @@ fn situations() -> Vec<(&'static str, Holds)> {
         ("a pageable upload waiting for a slot", |_, _, w| {
             w == Wait::StagingSlot
         }),
+        (
+            "a pageable upload on an idle stream waiting for a slot other streams hold",
+            |a, c, w| {
+                matches!(a, Action::Copy { .. }) && !c.ahead.stream_busy && w == Wait::StagingSlot
+            },
+        ),
         ("a large pageable upload that waits", |a, _, w| {
             matches!(
                 a,

@@ -132,7 +132,7 @@ pub(crate) fn rule(action: &Action, staging: &Staging) -> (String, &'static str)
             waits,
         ),
         Action::FreeSegment => (
-            "a raw free (`cuMemFree`) waits until the whole device is idle: the driver cannot know who still uses the memory".into(),
+            "a raw free (`cuMemFree`) waits until the whole device is idle, and returns at once when it already is: the driver cannot know who still uses the memory".into(),
             "hidden-syncs.md#allocation-and-free",
         ),
         Action::Copy {
@@ -162,7 +162,7 @@ fn upload_rule(n: u64, staging: &Staging) -> String {
             bytes(staging.inline_bytes)
         ),
         Size::Slot => format!(
-            "a pageable copy that fits a staging slot ({}) returns once the driver has staged it; it waits (for a slot) only when all {} slots hold copies still queued behind unfinished work",
+            "a pageable copy that fits a staging slot ({}) returns once the driver has staged it; it waits (for a slot) only when all {} slots hold copies still queued behind unfinished work, of any stream: the slots are the driver's, not each stream's",
             bytes(staging.slot_bytes),
             staging.slots
         ),

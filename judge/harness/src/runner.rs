@@ -195,6 +195,10 @@ fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
             let gone = payload.downcast::<AgentGone>().expect("checked");
             Outcome::Crashed { how: gone.why }
         }
+        Err(payload) if payload.is::<Failure>() => {
+            let failure = *payload.downcast::<Failure>().expect("checked");
+            outcome(Ok(Err(failure)))
+        }
         Ok(Err(Failure {
             expected,
             actual,
@@ -268,5 +272,23 @@ mod tests {
         assert_eq!(context(&setup).seed(), crate::COURSE_SEED);
         setup.seed = Some(0xdead);
         assert_eq!(context(&setup).seed(), 0xdead);
+    }
+
+    #[test]
+    fn a_raised_failure_is_the_checks_outcome() {
+        let raised = panic::catch_unwind(|| -> Result<(), Failure> {
+            Failure::new("a segment freed once", "freed twice")
+                .detail("why")
+                .raise()
+        });
+        assert_eq!(
+            outcome(raised),
+            Outcome::Failed {
+                expected: "a segment freed once".into(),
+                actual: "freed twice".into(),
+                site: None,
+                detail: Some("why".into()),
+            }
+        );
     }
 }
