@@ -25,7 +25,7 @@ pub struct References {
 }
 
 /// The Markdown extensions mdBook turns on.
-fn options() -> Options {
+pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH

@@ -151,6 +151,26 @@ fn a_broken_link_in_included_text_is_reported() {
     );
 }
 
+#[test]
+fn a_measured_figure_its_file_does_not_hold_is_reported() {
+    assert_one(
+        "wrong-measured-figure",
+        "chapter.md",
+        "line 5: the figure `886 µs` is not in `measurements/launch.txt`",
+    );
+}
+
+/// Every measurement file was measured after the last change to the code
+/// it measures (`book_check::provenance`), but those still on
+/// `NOT_YET_REMEASURED`.
+#[test]
+fn every_measurement_is_fresh() {
+    let repo = repository();
+    let src = book_check::source_dir(&repo).unwrap();
+    let problems = book_check::provenance::check(&repo, &src.join("measurements"));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// The chapter's text as written, if the chapter exists.
 fn chapter_text(src: &Path, chapter: &str) -> Option<String> {
     std::fs::read_to_string(src.join(chapter)).ok()
