@@ -28,12 +28,12 @@
 //! a dash is `-`. It must stand alone in the file: `3.2` is not found in
 //! `13.2` nor in `3.25`, and `5 m` not in `5 ms`.
 //!
-//! Only Markdown links are figures: inside an HTML block (a widget's caption)
-//! the Markdown is not parsed, so a figure there cannot be checked; keep
-//! measured figures in the prose. The figures are read from the page as
-//! written, not from the Markdown that includes bring in.
+//! Inside HTML (a widget's caption, where Markdown is not parsed) a figure
+//! is an HTML link: `<a href="measurements/sampling_overlap.txt">0.98</a>`.
+//! The figures are read from the page as written, not from the Markdown
+//! that includes bring in.
 
-use crate::links::{is_external, lexical_join};
+use crate::links::{attribute_values, is_external, lexical_join};
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use std::path::{Path, PathBuf};
 
@@ -80,10 +80,78 @@ pub fn figures(src: &Path, dir: &Path, markdown: &str) -> Vec<Figure> {
                 }
             }
             Event::End(TagEnd::Link) => figures.extend(open.take()),
+            Event::Html(html) | Event::InlineHtml(html) => {
+                let line = markdown[..range.start].matches('\n').count() + 1;
+                if html.trim_start().starts_with("</a") {
+                    figures.extend(open.take());
+                    continue;
+                }
+                let (whole, unclosed) = html_links(src, dir, &html, line);
+                figures.extend(whole);
+                open = open.or(unclosed);
+            }
             _ => {}
         }
     }
     figures
+}
+
+/// The figures of a piece of HTML that starts on line `line`: its
+/// `<a href="…">text</a>` into the measurements folder, the text without
+/// its tags; and a last `<a href="…">` into it that the piece does not
+/// close (inline HTML: the text and the `</a>` come as their own events).
+fn html_links(src: &Path, dir: &Path, html: &str, line: usize) -> (Vec<Figure>, Option<Figure>) {
+    let mut figures = Vec::new();
+    let mut rest = html;
+    let mut offset = 0;
+    while let Some(at) = rest.find("<a ") {
+        let Some(tag_end) = rest[at..].find('>') else {
+            break;
+        };
+        let tag = &rest[at..at + tag_end + 1];
+        let after = at + tag_end + 1;
+        let target = attribute_values(tag, "href").into_iter().next();
+        let here = line + html[..offset + at].matches('\n').count();
+        let Some(target) = target.filter(|t| is_measurement(src, dir, t).is_some()) else {
+            offset += after;
+            rest = &rest[after..];
+            continue;
+        };
+        let Some(close) = rest[after..].find("</a>") else {
+            let text = strip_tags(&rest[after..]);
+            return (
+                figures,
+                Some(Figure {
+                    line: here,
+                    text,
+                    target,
+                }),
+            );
+        };
+        figures.push(Figure {
+            line: here,
+            text: strip_tags(&rest[after..after + close]),
+            target,
+        });
+        offset += after + close;
+        rest = &rest[after + close..];
+    }
+    (figures, None)
+}
+
+/// `html` without its tags.
+fn strip_tags(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text
 }
 
 /// The file a link target names, when it is a `.txt` file of the
@@ -254,6 +322,27 @@ mod tests {
         let found = figures(&src, &src.join("appendix"), appendix);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].target, "../measurements/run.txt");
+    }
+
+    #[test]
+    fn figures_in_html_are_its_links_into_the_folder() {
+        let (_dir, src) = book("");
+        let page = "Text.\n\n<div class=\"caption\">Measured: <a href=\"#later\">see</a>, \
+                    <a href=\"measurements/run.txt\">0.98</a> and\n\
+                    <a href=\"measurements/run.txt\"><b>2.04</b> ms</a>.</div>\n\n\
+                    Inline <a href=\"measurements/run.txt\">3.23 µs</a> too.\n";
+        let found: Vec<(usize, String)> = figures(&src, &src, page)
+            .into_iter()
+            .map(|f| (f.line, f.text))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (3, "0.98".to_string()),
+                (4, "2.04 ms".to_string()),
+                (6, "3.23 µs".to_string())
+            ]
+        );
     }
 
     #[test]
