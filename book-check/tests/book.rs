@@ -171,6 +171,45 @@ fn every_measurement_is_fresh() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The files `benches/remeasure` writes: the third word of each line of
+/// its `PROGRAMS` list.
+fn remeasured_files(script: &str) -> Vec<String> {
+    let Some(start) = script.find("PROGRAMS='") else {
+        return Vec::new();
+    };
+    let list = &script[start + "PROGRAMS='".len()..];
+    let list = &list[..list.find('\'').unwrap_or(list.len())];
+    let mut files: Vec<String> = list
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(2))
+        .map(String::from)
+        .collect();
+    files.sort();
+    files
+}
+
+/// `benches/remeasure` measures every measurement file of the Rust
+/// programs, as `book_check::provenance::MEASURED` lists them, and no other.
+#[test]
+fn remeasure_writes_every_rust_measurement_file() {
+    use book_check::provenance::{MEASURED, On};
+    let script = std::fs::read_to_string(repository().join("benches/remeasure")).unwrap();
+    let mut rust: Vec<String> = MEASURED
+        .iter()
+        .filter(|m| m.on != On::Python)
+        .map(|m| m.file.to_string())
+        .collect();
+    rust.sort();
+    assert_eq!(remeasured_files(&script), rust);
+}
+
+#[test]
+fn the_files_of_remeasure_are_read_from_its_list() {
+    let script = "x\nPROGRAMS='\ngpu  tour  gpu-tour.txt\nb  alloc  alloc.txt  arg\n'\nrun() {}\n";
+    assert_eq!(remeasured_files(script), ["alloc.txt", "gpu-tour.txt"]);
+    assert!(remeasured_files("no list").is_empty());
+}
+
 /// The chapter's text as written, if the chapter exists.
 fn chapter_text(src: &Path, chapter: &str) -> Option<String> {
     std::fs::read_to_string(src.join(chapter)).ok()
