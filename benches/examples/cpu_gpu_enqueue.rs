@@ -8,9 +8,10 @@
 use gpu::Result;
 use std::time::Duration;
 use workbook_benches::{cpu_gpu, duration_text as t, open_example};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_example("cpu_gpu_enqueue")?;
+    let device = open_example("cpu_gpu_enqueue", COMMIT)?;
     let stream = device.new_stream()?;
     cpu_gpu::enqueue(&device, &stream, Duration::from_micros(10), 3)?; // warm-up
     let e = cpu_gpu::enqueue(&device, &stream, Duration::from_millis(5), 10)?;

@@ -9,9 +9,10 @@
 use gpu::Result;
 use std::time::Duration;
 use workbook_benches::{cpu_gpu, duration_text as t, open_example};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_example("cpu_gpu_launch_bound")?;
+    let device = open_example("cpu_gpu_launch_bound", COMMIT)?;
     let stream = device.new_stream()?;
     cpu_gpu::pipeline(&device, &stream, Duration::ZERO, 20)?; // warm-up
     println!("\n200 kernels of each size:");

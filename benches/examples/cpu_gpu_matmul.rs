@@ -8,6 +8,7 @@
 
 use gpu::Result;
 use workbook_benches::{cpu_gpu, duration_text as t, open_example};
+use workbook_commit::COMMIT;
 
 /// Rows, width of an embedding, vocabulary: a `64 × 256` by `256 × 4096` product.
 const SHAPE: (usize, usize, usize) = (64, 256, 4096);
@@ -15,7 +16,7 @@ const WARMUP: usize = 3;
 const REPS: usize = 10;
 
 fn main() -> Result<()> {
-    let device = open_example("cpu_gpu_matmul")?;
+    let device = open_example("cpu_gpu_matmul", COMMIT)?;
     let stream = device.new_stream()?;
     let m = cpu_gpu::matmul(&device, &stream, SHAPE, WARMUP, REPS)?;
     let (batch, hidden, vocab) = SHAPE;

@@ -8,9 +8,10 @@
 use gpu::Result;
 use std::time::Duration;
 use workbook_benches::{cpu_gpu, duration_text as t, open_example};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_example("cpu_gpu_timing")?;
+    let device = open_example("cpu_gpu_timing", COMMIT)?;
     let stream = device.new_stream()?;
     let first = cpu_gpu::first_launches(&device, &stream)?;
     let timings = cpu_gpu::timing(&device, &stream, Duration::from_millis(2), 10)?;

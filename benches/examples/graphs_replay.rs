@@ -11,13 +11,17 @@
 
 use gpu::{Backend, Device};
 use std::process::ExitCode;
-use workbook_benches::example_command;
 use workbook_benches::graphs::{Config, run};
+use workbook_benches::{example_command, header};
+use workbook_commit::COMMIT;
 
 fn main() -> ExitCode {
     let report = Device::open(Backend::Auto)
         .map_err(Into::into)
-        .and_then(|device| run(&device, &example_command("graphs_replay"), &Config::full()));
+        .and_then(|device| {
+            let header = header(&device, &example_command("graphs_replay"), COMMIT);
+            run(&device, &header, &Config::full())
+        });
     match report {
         Ok(report) => {
             print!("{report}");

@@ -47,7 +47,8 @@ fn parent() -> Result<(), Box<dyn std::error::Error>> {
         "{}",
         workbook_benches::header(
             &device,
-            &workbook_benches::example_command("hidden_syncs_implicit")
+            &workbook_benches::example_command("hidden_syncs_implicit"),
+            workbook_commit::COMMIT,
         )
     );
     print!("{}", hidden_syncs::run(&device)?);

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     });
     let text = device.and_then(|d| {
         let command = workbook_benches::example_command("hidden_syncs_loop");
-        let header = workbook_benches::header(&d, &command);
+        let header = workbook_benches::header(&d, &command, workbook_commit::COMMIT);
         Ok(format!(
             "{header}\n{}",
             report(&d, &LoopConfig::exercise())?

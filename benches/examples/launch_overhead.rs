@@ -14,6 +14,7 @@
 
 use gpu::{Backend, BackendKind, LaunchBench, Result, measure_launches};
 use workbook_benches::{example_command, header, launch_overhead};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
     let device = gpu::Device::open(Backend::Auto)?;
@@ -25,7 +26,7 @@ fn main() -> Result<()> {
         backend,
         ..LaunchBench::default()
     })?;
-    let header = header(&device, &example_command("launch_overhead"));
+    let header = header(&device, &example_command("launch_overhead"), COMMIT);
     print!("{}", launch_overhead::report(&header, &costs));
     Ok(())
 }

@@ -10,9 +10,10 @@ use gpu::Result;
 use std::time::Duration;
 use workbook_benches::sampling::{Loop, run, steady_step_ns};
 use workbook_benches::{duration_text as t, open_example};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_example("sampling_overlap")?;
+    let device = open_example("sampling_overlap", COMMIT)?;
     let us = Duration::from_micros;
     run(&device, Loop::Overlapped, us(100), us(100), 6)?; // warm-up
     println!("\n8 requests, 24 tokens each; steady-state step time:");

@@ -10,9 +10,10 @@ use gpu::Result;
 use std::time::Duration;
 use workbook_benches::sampling::where_to_sample;
 use workbook_benches::{duration_text as t, open_example};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_example("sampling_where")?;
+    let device = open_example("sampling_where", COMMIT)?;
     let forward = Duration::from_millis(2);
     where_to_sample(&device, 64, 32_000, forward, 2)?; // warm-up
     let w = where_to_sample(&device, 64, 32_000, forward, 10)?;

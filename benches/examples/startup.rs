@@ -11,6 +11,7 @@
 use gpu::{Backend, BackendKind, Device, Result};
 use std::time::{Duration, Instant};
 use workbook_benches::{duration_text as t, example_command, header};
+use workbook_commit::COMMIT;
 
 /// Opens the device and returns it with the wall-clock time it took.
 fn timed_open() -> Result<(Device, Duration)> {
@@ -21,7 +22,7 @@ fn timed_open() -> Result<(Device, Duration)> {
 
 fn main() -> Result<()> {
     let (device, first) = timed_open()?;
-    print!("{}", header(&device, &example_command("startup")));
+    print!("{}", header(&device, &example_command("startup"), COMMIT));
     let cuda = device.backend() == BackendKind::Cuda;
     drop(device);
     let (_device, second) = timed_open()?;

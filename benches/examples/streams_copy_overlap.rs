@@ -11,9 +11,10 @@
 use gpu::Result;
 use workbook_benches::streams::{self, GpuTimes, Longer};
 use workbook_benches::{duration_text as t, open_timed_example};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_timed_example("streams_copy_overlap")?;
+    let device = open_timed_example("streams_copy_overlap", COMMIT)?;
     streams::overlap(&device, 2)?; // warm-up
     let o = streams::overlap(&device, 8)?;
     let ok = o.sums.iter().all(|&s| s == streams::CHUNK as f32);

@@ -7,9 +7,10 @@
 
 use gpu::Result;
 use workbook_benches::{open_example, streams};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_example("streams_order")?;
+    let device = open_example("streams_order", COMMIT)?;
     let o = streams::order(&device)?;
     println!("\nsum of x after fill(x, 2.0) behind a 5 ms spin on stream a (expected 2048):");
     println!("  read on stream a itself         {}", o.same_stream);

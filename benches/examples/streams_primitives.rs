@@ -7,9 +7,10 @@
 
 use gpu::Result;
 use workbook_benches::{duration_text, open_example, streams};
+use workbook_commit::COMMIT;
 
 fn main() -> Result<()> {
-    let device = open_example("streams_primitives")?;
+    let device = open_example("streams_primitives", COMMIT)?;
     streams::primitives(&device)?; // warm-up
     println!("\nCPU time of each call (a: 10 ms, mid, 10 ms; b: 30 ms):");
     for p in streams::primitives(&device)? {

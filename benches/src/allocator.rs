@@ -104,12 +104,10 @@ pub struct Raw {
 /// Everything the benchmark measured, printed as a table by `Display`.
 #[derive(Clone, Debug)]
 pub struct Report {
-    /// The day of the run, `YYYY-MM-DD` (UTC).
-    pub date: String,
+    /// The provenance header ([`crate::header`]).
+    pub header: String,
     /// The backend ("cuda" or "virtual").
     pub backend: String,
-    /// The device's name.
-    pub device: String,
     /// What was measured.
     pub config: Config,
     /// CPU nanoseconds per cached pair over `SimDriver`, one sample per run.
@@ -122,12 +120,12 @@ pub struct Report {
     pub raw_busy: Raw,
 }
 
-/// Runs the whole benchmark on `device`.
-pub fn run(device: &Device, config: &Config) -> Result<Report, Error> {
+/// Runs the whole benchmark on `device`; `header` is the provenance the
+/// report starts with ([`crate::header`]).
+pub fn run(device: &Device, header: &str, config: &Config) -> Result<Report, Error> {
     Ok(Report {
-        date: crate::today(),
+        header: header.to_string(),
         backend: device.backend().to_string(),
-        device: device.name(),
         config: config.clone(),
         sim_ns_per_pair: cached_pairs_on_sim(config)?,
         gated: cached_pairs_behind_a_gate(device, config)?,
@@ -227,17 +225,12 @@ pub fn raw_pairs(device: &Device, config: &Config, behind: Option<Duration>) -> 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let c = &self.config;
+        write!(f, "{}", self.header)?;
         writeln!(
             f,
-            "Caching allocator against raw device segments ({} MiB)",
+            "\nCaching allocator against raw device segments ({} MiB)",
             c.bytes >> 20
         )?;
-        writeln!(f, "date: {}", self.date)?;
-        writeln!(
-            f,
-            "command: cargo run --release -p workbook-benches --example alloc"
-        )?;
-        writeln!(f, "backend: {} ({})", self.backend, self.device)?;
         let clock = match self.backend.as_str() {
             "cuda" => "",
             _ => " (modelled: the virtual GPU's H200 calibration)",
@@ -346,7 +339,7 @@ mod tests {
     #[test]
     fn the_quick_benchmark_runs_on_the_virtual_gpu() -> Result<(), Error> {
         let device = Device::open(Backend::Virtual)?;
-        let report = run(&device, &Config::quick())?;
+        let report = run(&device, "command: test\n", &Config::quick())?;
         assert_eq!(report.gated.device_calls, 0);
         assert_eq!(report.gated.new_segments, 0);
         assert_eq!(report.gated.still_running, 2);
@@ -354,6 +347,10 @@ mod tests {
         assert!(report.raw_busy.free_us.median > 4_000.0, "{report}");
         assert!(report.raw_idle.free_us.median < 1_000.0, "{report}");
         let text = report.to_string();
+        assert!(
+            text.starts_with("command: test\n\nCaching allocator"),
+            "{text}"
+        );
         assert!(text.contains("the CPU never waited"), "{text}");
         assert!(
             text.contains("| raw `free_segment`, behind a 5 ms kernel |"),

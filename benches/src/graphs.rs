@@ -274,8 +274,9 @@ fn sync_in_capture(stream: &Stream) -> Result<(String, String), Error> {
 }
 // ANCHOR_END: sync_in_capture
 
-/// Runs every measurement on `device`.
-pub fn run(device: &Device, command: &str, config: &Config) -> Result<Report, Error> {
+/// Runs every measurement on `device`; `header` is the provenance the
+/// report starts with ([`crate::header`]).
+pub fn run(device: &Device, header: &str, config: &Config) -> Result<Report, Error> {
     let stream = device.new_stream()?;
     let reps = config.reps;
     let (empty_eager, empty_graph) = empty_kernels(device, &stream, reps)?;
@@ -298,7 +299,7 @@ pub fn run(device: &Device, command: &str, config: &Config) -> Result<Report, Er
     let (sync_in_capture, end_after_sync) = sync_in_capture(&device.new_stream()?)?;
     let fork = fork::measure(&stream, &device.new_stream()?, reps)?;
     Ok(Report {
-        header: crate::header(device, command),
+        header: header.to_string(),
         empty_eager,
         empty_graph,
         step_eager,
@@ -402,7 +403,7 @@ mod tests {
     #[test]
     fn a_replayed_step_submits_faster_and_runs_no_faster_on_the_gpu() {
         let device = Device::open(gpu::Backend::Virtual).unwrap();
-        let report = run(&device, "test", &Config::quick()).unwrap();
+        let report = run(&device, "command: test\n", &Config::quick()).unwrap();
         let submit = report.step_eager.submit.median / report.step_graph.submit.median;
         assert!(submit > 5.0, "eager / replay submit is only {submit}");
         let empty = report.empty_eager.submit.median / report.empty_graph.submit.median;

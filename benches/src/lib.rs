@@ -41,8 +41,10 @@
 //!   `benches/callgrind/launch-instructions.txt`).
 //! * [`sync_loop`]: a small serving loop with a sync every step or one per
 //!   window, and its step time against the decoder alone.
-//! * [`header`]: the provenance lines (command, device, date) that every
-//!   measurement printed for the book starts with.
+//! * [`header`]: the provenance lines (command, device, driver and NVRTC on
+//!   a real GPU, the commit the example was built from, date) that every
+//!   measurement printed for the book starts with; the examples take the
+//!   commit from `workbook-commit`, and `benches/remeasure` runs them all.
 
 pub mod allocator;
 pub mod cpu_gpu;

@@ -15,7 +15,14 @@
 //! * a relative link to a file that does not exist, or that lies outside the
 //!   source folder (mdBook does not copy it, so the site's link is dead), or
 //!   to a `#heading` the target page does not have ([`links`]);
-//! * an image reference to a missing file ([`links`]).
+//! * an image reference to a missing file ([`links`]);
+//! * a measured figure of the prose, written as a link to its measurement
+//!   file (`[3.23 µs](measurements/graphs_replay.txt)`), that is not in that
+//!   file, or that links a file that does not exist ([`measured`]).
+//!
+//! Whether each measurement file is fresh (its `commit:` line against the
+//! history of the code it measures) is [`provenance`]'s to say, over the
+//! measurements folder rather than page by page.
 //!
 //! `SUMMARY.md` is left to mdBook itself: with `create-missing = false` in
 //! `book.toml`, `mdbook build` fails on a chapter file that is not there. So
@@ -31,6 +38,8 @@
 pub mod browser;
 pub mod include;
 pub mod links;
+pub mod measured;
+pub mod provenance;
 pub mod server;
 pub mod shadow;
 pub mod widgets;
@@ -128,6 +137,7 @@ pub fn check_file(src: &Path, file: &Path, planned: &BTreeSet<PathBuf>) -> Vec<P
     };
     let mut messages = include::pasted_rust(&raw);
     messages.extend(include::mirrored(&raw, file.parent().unwrap_or(src)));
+    messages.extend(measured::check(src, file.parent().unwrap_or(src), &raw));
     let expanded = include::expand(&raw, file.parent().unwrap_or(src), &mut messages);
     messages.extend(links::check(src, file, &expanded, planned));
     messages.into_iter().map(problem).collect()

@@ -25,7 +25,7 @@ pub struct References {
 }
 
 /// The Markdown extensions mdBook turns on.
-fn options() -> Options {
+pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
@@ -51,7 +51,7 @@ pub fn normalize_id(text: &str) -> String {
 }
 
 /// The values of `attr="..."` (or single-quoted) in a piece of HTML.
-fn attribute_values(html: &str, attr: &str) -> Vec<String> {
+pub(crate) fn attribute_values(html: &str, attr: &str) -> Vec<String> {
     let mut values = Vec::new();
     let lower = html.to_ascii_lowercase();
     let mut from = 0;

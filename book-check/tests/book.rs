@@ -151,6 +151,65 @@ fn a_broken_link_in_included_text_is_reported() {
     );
 }
 
+#[test]
+fn a_measured_figure_its_file_does_not_hold_is_reported() {
+    assert_one(
+        "wrong-measured-figure",
+        "chapter.md",
+        "line 5: the figure `886 µs` is not in `measurements/launch.txt`",
+    );
+}
+
+/// Every measurement file was measured after the last change to the code
+/// it measures (`book_check::provenance`), but those still on
+/// `NOT_YET_REMEASURED`.
+#[test]
+fn every_measurement_is_fresh() {
+    let repo = repository();
+    let src = book_check::source_dir(&repo).unwrap();
+    let problems = book_check::provenance::check(&repo, &src.join("measurements"));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The files `benches/remeasure` writes: the third word of each line of
+/// its `PROGRAMS` list.
+fn remeasured_files(script: &str) -> Vec<String> {
+    let Some(start) = script.find("PROGRAMS='") else {
+        return Vec::new();
+    };
+    let list = &script[start + "PROGRAMS='".len()..];
+    let list = &list[..list.find('\'').unwrap_or(list.len())];
+    let mut files: Vec<String> = list
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(2))
+        .map(String::from)
+        .collect();
+    files.sort();
+    files
+}
+
+/// `benches/remeasure` measures every measurement file of the Rust
+/// programs, as `book_check::provenance::MEASURED` lists them, and no other.
+#[test]
+fn remeasure_writes_every_rust_measurement_file() {
+    use book_check::provenance::{MEASURED, On};
+    let script = std::fs::read_to_string(repository().join("benches/remeasure")).unwrap();
+    let mut rust: Vec<String> = MEASURED
+        .iter()
+        .filter(|m| m.on != On::Python)
+        .map(|m| m.file.to_string())
+        .collect();
+    rust.sort();
+    assert_eq!(remeasured_files(&script), rust);
+}
+
+#[test]
+fn the_files_of_remeasure_are_read_from_its_list() {
+    let script = "x\nPROGRAMS='\ngpu  tour  gpu-tour.txt\nb  alloc  alloc.txt  arg\n'\nrun() {}\n";
+    assert_eq!(remeasured_files(script), ["alloc.txt", "gpu-tour.txt"]);
+    assert!(remeasured_files("no list").is_empty());
+}
+
 /// The chapter's text as written, if the chapter exists.
 fn chapter_text(src: &Path, chapter: &str) -> Option<String> {
     std::fs::read_to_string(src.join(chapter)).ok()

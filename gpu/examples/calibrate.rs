@@ -5,13 +5,19 @@
 //! cargo run --release --example calibrate -- [OUT.json]
 //! ```
 //!
-//! Prints every figure next to its default (the H200 of `DESIGN.md` section 3)
-//! and their ratio, then the device-memory traffic behind the three rates of
+//! Prints the header every measurement of the book starts with (command,
+//! device, driver, NVRTC, commit, date), then every figure next to its
+//! default (the H200 of `DESIGN.md` section 3) and their ratio, right under
+//! the header (the hidden-syncs chapter includes the header and some rows by
+//! line number), then the device-memory traffic behind the three rates of
 //! device memory: a device-to-device copy reads and writes each byte it
-//! copies, so its traffic is twice its rate. With `OUT.json`, saves the table
+//! copies, so its traffic is twice its rate, and last how long it took and
+//! the table's `source`. With `OUT.json`, saves the table
 //! there: the virtual GPU then uses it with `GPU_CALIBRATION=OUT.json`. On the
 //! virtual GPU every ratio should be close to 1: the model reproduces its own
 //! table.
+
+mod support;
 
 use gpu::{Backend, Calibration, Device};
 use serde_json::Value;
@@ -23,20 +29,27 @@ fn main() -> gpu::Result<()> {
     let device = Device::open(Backend::Auto)?;
     let started = Instant::now();
     let mut measured = gpu::measure(&device)?;
-    let driver = gpu::nvidia_driver_version()
-        .map(|v| format!(", driver {v}"))
-        .unwrap_or_default();
-    measured.source = format!("{}{driver}, {}", measured.source, today());
-    println!(
-        "measured in {:.1} s: {}\n",
-        started.elapsed().as_secs_f64(),
-        measured.source
+    let took = started.elapsed();
+    let version = |name: &str, v: Option<String>| v.map(|v| format!(", {name} {v}"));
+    measured.source = format!(
+        "{}{}{}, commit {}, {}",
+        measured.source,
+        version("driver", gpu::nvidia_driver_version()).unwrap_or_default(),
+        version("nvrtc", gpu::nvrtc_version()).unwrap_or_default(),
+        workbook_commit::COMMIT,
+        today()
     );
+    print!("{}", support::header(&device, "calibrate"));
     print_table(&measured, &Calibration::default());
     print_traffic(&measured);
+    println!(
+        "\nmeasured in {:.1} s: {}",
+        took.as_secs_f64(),
+        measured.source
+    );
     if let Some(path) = out {
         measured.save(&path)?;
-        println!("\nsaved to {}", path.display());
+        println!("saved to {}", path.display());
     }
     Ok(())
 }

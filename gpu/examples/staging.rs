@@ -8,6 +8,8 @@
 //! cargo run --release -p gpu --example staging
 //! ```
 
+mod support;
+
 use gpu::{Backend, Device, DeviceOptions, Result};
 use std::time::Duration;
 
@@ -18,7 +20,8 @@ fn main() -> Result<()> {
         backend: Backend::Auto,
         ..Default::default()
     })?;
-    println!("backend: {} ({})", device.backend(), device.name());
+    print!("{}", support::header(&device, "staging"));
+    println!("\nbackend: {} ({})", device.backend(), device.name());
     let (a, b) = (device.new_stream()?, device.new_stream()?);
     for (kib, count) in [(4, 4), (256, 4), (1024, 4)] {
         let host = vec![1u32; kib * 256];

@@ -12,6 +12,8 @@
 //! a graph submits 200 kernels in one launch; nothing may block inside a
 //! capture. On the virtual GPU every number is deterministic.
 
+mod support;
+
 use gpu::{Backend, Device, DeviceOptions, Result, Stream};
 use std::time::Duration;
 
@@ -23,8 +25,9 @@ fn main() -> Result<()> {
         ..Default::default()
     })?;
     let (major, minor) = device.compute_capability();
+    print!("{}", support::header(&device, "tour"));
     println!(
-        "backend: {} ({}, compute capability {major}.{minor})\n",
+        "\nbackend: {} ({}, compute capability {major}.{minor})\n",
         device.backend(),
         device.name()
     );

@@ -15,7 +15,8 @@
 //! and dropping the device wait too.
 //!
 //! The parts:
-//! - `setup`: finding the driver ([`probe`], [`cuda_libraries`]), the context, NVRTC;
+//! - `setup`: finding the driver ([`probe`], [`cuda_libraries`]), the context, NVRTC
+//!   (and its version, [`nvrtc_version`]);
 //! - `launch`: kernel arguments and geometry per [`Kernel`] variant;
 //! - `copy`: copies and memsets;
 //! - `pinned`: page-locked host memory behind raw pointers;
@@ -54,7 +55,7 @@ mod timing;
 
 pub(crate) use raw::RawLaunches;
 pub(crate) use setup::probe;
-pub use setup::{CudaLibraries, CudaLibrary, cuda_libraries};
+pub use setup::{CudaLibraries, CudaLibrary, cuda_libraries, nvrtc_version};
 
 use crate::error::{GpuError, Result};
 use crate::exec::{Copy, DeviceInfo, EventId, Exec, GraphId, HostId, Span};

@@ -116,6 +116,7 @@ mod kernels;
 mod label;
 mod measure;
 mod memory;
+mod provenance;
 mod race;
 // Devices in another process (the judge's): the proxies, the link, the
 // judge's side. On wasm32, where no other process is, `no_remote.rs`
@@ -131,6 +132,7 @@ mod virt;
 
 pub use calibration::Calibration;
 pub use core::SyncDebug;
+pub use cuda::nvrtc_version;
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
 pub use cuda::{CudaLibraries, CudaLibrary, cuda_libraries};
 pub use decoder::{Decoder, DecoderConfig};
@@ -144,6 +146,7 @@ pub use measure::measure;
 #[cfg(not(target_arch = "wasm32"))]
 pub use measure::{LaunchBench, LaunchCosts, LaunchWay, Spread, measure_launches};
 pub use memory::{DeviceBuffer, PinnedBuffer, Segment};
+pub use provenance::MeasurementHeader;
 pub use race::{AccessRecord, Actor, RaceKind, RaceReport};
 pub use stream::Stream;
 pub use trace::{

@@ -16,6 +16,11 @@ pub(crate) fn probe() -> Result<(), String> {
     Err(NOT_BUILT.into())
 }
 
+/// Always `None`: this build loads no NVRTC.
+pub fn nvrtc_version() -> Option<String> {
+    None
+}
+
 /// Never opens: the error of a machine without a CUDA device. (Typed as the
 /// virtual GPU, which it never returns, so that the caller's `Box<dyn Exec>`
 /// is the same in either build.)

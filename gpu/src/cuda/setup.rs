@@ -107,6 +107,25 @@ pub fn cuda_libraries() -> CudaLibraries {
     }
 }
 
+/// The version of the NVRTC library this process loads (`"13.0"`), as
+/// `nvrtcVersion` reports it: the CUDA toolkit whose compiler builds the
+/// kernel library. `None` when `libnvrtc.so` does not load, or when it
+/// refuses to say. Never panics.
+pub fn nvrtc_version() -> Option<String> {
+    // SAFETY: as in `probe`: `is_culib_present` only `dlopen`s libnvrtc under
+    // its usual names and touches no other state. It must come first: cudarc
+    // panics when it looks a symbol up in a library that is not there.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return None;
+    }
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: libnvrtc loads (checked above), and `nvrtcVersion` has been in
+    // every NVRTC since the first (CUDA 7); it writes two `int`s through the
+    // pointers it is given, which point at the two live locals above.
+    let result = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    (result == nvrtcResult::NVRTC_SUCCESS).then(|| format!("{major}.{minor}"))
+}
+
 /// The file mapped into the process (per `/proc/self/maps`, given as `maps`)
 /// whose name starts with `name` (`libcuda.so` matches `libcuda.so.580.82.07`).
 pub(super) fn mapped_file(maps: &str, name: &str) -> Option<PathBuf> {

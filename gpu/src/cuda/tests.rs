@@ -79,6 +79,34 @@ fn the_libraries_agree_with_the_probe_and_say_where_they_are() {
 }
 
 #[test]
+fn nvrtc_has_a_version_where_it_loads() {
+    let loads = super::cuda_libraries().nvrtc != super::CudaLibrary::Missing;
+    let version = super::nvrtc_version();
+    assert_eq!(version.is_some(), loads, "nvrtc version {version:?}");
+    if let Some(version) = version {
+        let parts: Vec<&str> = version.split('.').collect();
+        assert!(
+            parts.len() == 2 && parts.iter().all(|p| p.parse::<u32>().is_ok()),
+            "not `major.minor`: {version}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on a GPU machine"]
+fn a_cuda_measurement_header_names_the_driver_and_nvrtc() {
+    let _gpu = gpu_lock();
+    let device = crate::Device::open(crate::Backend::Cuda).unwrap();
+    let header = crate::MeasurementHeader::new(&device, "x", "0123abcd", "2026-12-01");
+    assert!(header.device.ends_with("(cuda backend)"), "{header}");
+    let nvrtc = header.nvrtc.as_deref().expect("an nvrtc line");
+    assert_eq!(Some(nvrtc), super::nvrtc_version().as_deref());
+    assert!(header.driver.is_some(), "{header}");
+    let text = header.to_string();
+    assert!(text.contains(&format!("\nnvrtc:   {nvrtc}\n")), "{text}");
+}
+
+#[test]
 fn arch_follows_the_compute_capability() {
     assert_eq!(setup::arch((9, 0)), Some("compute_90"));
     assert_eq!(setup::arch((8, 0)), Some("compute_80"));
