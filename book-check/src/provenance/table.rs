@@ -243,24 +243,4 @@ pub const MEASURED: &[Measured] = &[
 /// on the H200 for the Rust programs). This list must become empty: measure
 /// the files again, commit them, and take their names off; [`check`](super::check) fails
 /// on a name here whose file has a `commit:` line.
-pub const NOT_YET_REMEASURED: &[&str] = &[
-    "alloc.txt",
-    "cpu_gpu_enqueue.txt",
-    "cpu_gpu_launch_bound.txt",
-    "cpu_gpu_matmul.txt",
-    "cpu_gpu_timing.txt",
-    "gpu-calibrate.txt",
-    "gpu-staging.txt",
-    "gpu-tour.txt",
-    "graphs_replay.txt",
-    "hidden_syncs_implicit.txt",
-    "hidden_syncs_loop.txt",
-    "launch_overhead.txt",
-    "sampling_overlap.txt",
-    "sampling_where.txt",
-    "startup.txt",
-    "streams_copy_overlap.txt",
-    "streams_order.txt",
-    "streams_primitives.txt",
-    "torch_alloc_pair.txt",
-];
+pub const NOT_YET_REMEASURED: &[&str] = &["torch_alloc_pair.txt"];
