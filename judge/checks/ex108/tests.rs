@@ -1,0 +1,400 @@
+//! The suite's own tests: the solution passes every check, and so does the
+//! other right way (the tokens read through a pinned buffer and an event);
+//! each known-wrong loop below, written here with the `gpu` crate, fails the
+//! check that names its cause, with the message in a snapshot
+//! (`snapshots/NAME.snap`).
+
+use super::support::Generate;
+use gpu::{Backend, Decoder, Result, Stream};
+use judge_harness::{Ctx, Outcome};
+use std::cell::Cell;
+
+thread_local! {
+    /// The loop the checks run instead of the solution's.
+    static REPLACEMENT: Cell<Option<Generate>> = const { Cell::new(None) };
+}
+
+/// The loop a test put in place of the solution's, if any.
+pub(super) fn replacement() -> Option<Generate> {
+    REPLACEMENT.with(Cell::get)
+}
+
+/// Runs check `name` with `generate` in place of the solution's.
+fn run_with(generate: Generate, name: &str) -> Outcome {
+    REPLACEMENT.with(|r| r.set(Some(generate)));
+    let (outcome, _) = crate::tests::run(108, name, None);
+    REPLACEMENT.with(|r| r.set(None));
+    outcome
+}
+
+/// A failure as the learner reads it, the call site reduced to its file.
+fn render(
+    expected: &str,
+    actual: &str,
+    site: Option<gpu::CallSite>,
+    detail: Option<&str>,
+) -> String {
+    let site = site.map_or("none".into(), |s| {
+        s.file.rsplit('/').next().unwrap_or(s.file).to_string()
+    });
+    let text = format!(
+        "expected: {expected}\nactual:   {actual}\nsite:     {site}\ndetail:   {}\n",
+        detail.unwrap_or("none")
+    );
+    without_lines(&text)
+}
+
+/// `text` with the line and column after each `tests.rs:` replaced by
+/// `LINE`, so that a snapshot does not change when this file does.
+fn without_lines(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("tests.rs:") {
+        let (head, tail) = rest.split_at(at + "tests.rs:".len());
+        out.push_str(head);
+        let bytes = tail.as_bytes();
+        let mut digits = 0;
+        while digits < bytes.len()
+            && (bytes[digits].is_ascii_digit()
+                || (bytes[digits] == b':' && bytes.get(digits + 1).is_some_and(u8::is_ascii_digit)))
+        {
+            digits += 1;
+        }
+        out.push_str("LINE");
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Asserts that check `name` fails with `generate`, its message the
+/// snapshot `snapshot`.
+#[track_caller]
+fn fails_with(generate: Generate, name: &str, snapshot: &str) {
+    let outcome = run_with(generate, name);
+    let Outcome::Failed {
+        expected,
+        actual,
+        site,
+        detail,
+    } = &outcome
+    else {
+        panic!("`{name}` did not fail: {outcome:#?}");
+    };
+    let _snapshots = crate::tests::snapshots(108).bind_to_scope();
+    insta::assert_snapshot!(snapshot, render(expected, actual, *site, detail.as_deref()));
+}
+
+/// Rows `0..=steps` of a device history, the prompts in row 0.
+fn history(stream: &Stream, prompts: &[i32], steps: usize) -> Result<gpu::DeviceBuffer<i32>> {
+    let n = prompts.len();
+    let history = stream.alloc_zeros::<i32>((steps + 1) * n)?;
+    stream.copy_from_host(prompts, history.slice(0..n))?;
+    Ok(history)
+}
+
+/// Launches step `s` from row `s` into row `s + 1`.
+fn step(
+    stream: &Stream,
+    decoder: &Decoder,
+    h: &gpu::DeviceBuffer<i32>,
+    n: usize,
+    s: usize,
+) -> Result<()> {
+    let input = h.slice(s * n..(s + 1) * n);
+    stream.decode_step(decoder, input, h.slice((s + 1) * n..(s + 2) * n))
+}
+
+/// Cuts a step-major read into one list per prompt.
+fn lists(tokens: &[i32], n: usize, steps: usize) -> Vec<Vec<i32>> {
+    (0..n)
+        .map(|i| (0..steps).map(|s| tokens[s * n + i]).collect())
+        .collect()
+}
+
+/// The other right way: the history copied into pinned memory, one event
+/// wait, one read of the pinned buffer.
+fn pinned_read(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    let host = stream.device().alloc_pinned::<i32>(steps * n)?;
+    stream.copy_to_pinned(h.slice(n..(steps + 1) * n), &host)?;
+    stream.record_event()?.synchronize()?;
+    Ok(lists(&host.to_vec(), n, steps))
+}
+
+/// The starter: every step's tokens go to the CPU and back.
+fn round_trip(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let (input, output) = (stream.alloc_zeros::<i32>(n)?, stream.alloc_zeros::<i32>(n)?);
+    let (mut outputs, mut tokens) = (vec![Vec::new(); n], prompts.to_vec());
+    for _ in 0..steps {
+        stream.copy_from_host(&tokens, &input)?;
+        stream.decode_step(decoder, &input, &output)?;
+        tokens = stream.to_vec(&output)?;
+        outputs
+            .iter_mut()
+            .zip(&tokens)
+            .for_each(|(o, &t)| o.push(t));
+    }
+    Ok(outputs)
+}
+
+/// The right loop with a `synchronize` after every launch.
+fn synchronizes_every_step(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+        stream.synchronize()?;
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
+/// The right loop with each step's tokens copied to pinned memory as it goes.
+fn pinned_copy_every_step(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    let host = stream.device().alloc_pinned::<i32>((steps + 1) * n)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+        stream.copy_to_pinned(h.slice((s + 1) * n..(s + 2) * n), &host)?;
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
+/// The right loop polling the stream after every launch.
+fn polls_every_step(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+        while !stream.query()? {}
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
+/// The right loop, read with the prompts' row.
+fn keeps_the_prompts(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    Ok(lists(&stream.to_vec(&h)?, n, steps + 1))
+}
+
+/// Every step decodes from the prompts' row.
+fn decodes_from_the_prompts(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        stream.decode_step(decoder, h.slice(0..n), h.slice((s + 1) * n..(s + 2) * n))?;
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
+/// The right loop, its read cut request by request.
+fn cut_by_request(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    let tokens = stream.to_vec(h.slice(n..(steps + 1) * n))?;
+    Ok((0..n)
+        .map(|i| tokens[i * steps..(i + 1) * steps].to_vec())
+        .collect())
+}
+
+/// The right loop, read one row at a time after the last launch.
+fn reads_row_by_row(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    let mut tokens = Vec::new();
+    for s in 1..=steps {
+        tokens.extend(stream.to_vec(h.slice(s * n..(s + 1) * n))?);
+    }
+    Ok(lists(&tokens, n, steps))
+}
+
+/// The right loop with a `synchronize` before the read.
+fn synchronizes_before_the_read(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    stream.synchronize()?;
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
+#[test]
+fn the_solution_passes_every_check() {
+    crate::tests::passes_every_check(108);
+}
+
+#[test]
+fn a_pinned_read_behind_an_event_passes_every_check_too() {
+    REPLACEMENT.with(|r| r.set(Some(pinned_read)));
+    crate::tests::passes_every_check(108);
+    REPLACEMENT.with(|r| r.set(None));
+}
+
+#[test]
+fn the_starter_s_round_trip_is_named_in_every_check_of_the_trace() {
+    fails_with(round_trip, "no_step_waits_for_the_gpu", "round_trip_steps");
+    fails_with(
+        round_trip,
+        "the_cpu_runs_ahead_of_the_gpu",
+        "round_trip_ahead",
+    );
+    fails_with(
+        round_trip,
+        "the_tokens_are_read_once_at_the_end",
+        "round_trip_read",
+    );
+    assert!(run_with(round_trip, "tokens_match_the_reference").passed());
+}
+
+#[test]
+fn a_wait_or_a_copy_between_the_steps_is_named_by_its_kind() {
+    fails_with(
+        synchronizes_every_step,
+        "no_step_waits_for_the_gpu",
+        "synchronizes_every_step",
+    );
+    fails_with(
+        pinned_copy_every_step,
+        "no_step_waits_for_the_gpu",
+        "pinned_copy_every_step",
+    );
+    fails_with(
+        polls_every_step,
+        "no_step_waits_for_the_gpu",
+        "polls_every_step",
+    );
+    fails_with(
+        polls_every_step,
+        "the_cpu_runs_ahead_of_the_gpu",
+        "polls_every_step_ahead",
+    );
+}
+
+#[test]
+fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
+    fails_with(
+        keeps_the_prompts,
+        "tokens_match_the_reference",
+        "keeps_the_prompts",
+    );
+    fails_with(
+        decodes_from_the_prompts,
+        "tokens_match_the_reference",
+        "decodes_from_the_prompts",
+    );
+    fails_with(
+        cut_by_request,
+        "tokens_match_the_reference",
+        "cut_by_request",
+    );
+}
+
+#[test]
+fn a_read_in_pieces_or_with_two_waits_is_named() {
+    fails_with(
+        reads_row_by_row,
+        "the_tokens_are_read_once_at_the_end",
+        "reads_row_by_row",
+    );
+    fails_with(
+        synchronizes_before_the_read,
+        "the_tokens_are_read_once_at_the_end",
+        "synchronizes_before_the_read",
+    );
+}
+
+#[test]
+fn the_checks_pass_on_any_backend_with_the_solution() {
+    let ctx = Ctx::new(Backend::Auto);
+    for check in super::CHECKS {
+        let result = (check.run)(&ctx);
+        assert!(result.is_ok(), "`{}`: {result:?}", check.name);
+    }
+}

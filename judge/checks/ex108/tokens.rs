@@ -1,0 +1,147 @@
+//! The tokens: every prompt's list equals the reference, and when it does
+//! not, the shape of the difference names the cause (the prompts kept, a
+//! step lost, every step decoded from the prompts, the history read request
+//! by request, a row never written, a read not ordered after the steps).
+
+use super::support::{PROMPTS, STEPS, chosen, reference, setup};
+use judge_harness::{Ctx, Failure};
+
+/// The runs of the check: the main one, one prompt, and no step at all.
+const RUNS: [(&[i32], usize); 3] = [(&PROMPTS, STEPS), (&[17], 5), (&PROMPTS, 0)];
+
+pub(super) fn tokens_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
+    let (device, stream, decoder) = setup(ctx)?;
+    for (prompts, steps) in RUNS {
+        let got = chosen()(&stream, &decoder, prompts, steps)?;
+        stream.synchronize()?;
+        let races = device.take_races();
+        let want = reference(&decoder, prompts, steps);
+        let verdict = compare(prompts, steps, &want, &got);
+        match (verdict, races.first()) {
+            (Ok(()), _) => {}
+            (Err(failure), None) => return Err(failure),
+            (Err(failure), Some(race)) => return Err(unordered(failure, race)),
+        }
+    }
+    Ok(())
+}
+
+/// A wrong result with a race behind it: the race is the cause.
+fn unordered(failure: Failure, race: &gpu::RaceReport) -> Failure {
+    Failure::new(
+        failure.expected,
+        format!(
+            "{}; the race checker says why: the tokens were read by an operation not ordered after the steps that wrote them (the read must go on the steps' stream, or wait for an event recorded after the last step)",
+            failure.actual
+        ),
+    )
+    .at(race.current.site)
+    .detail(race.to_string())
+}
+
+/// What `compare` expects, in words.
+fn expected(prompts: &[i32], steps: usize) -> String {
+    format!(
+        "{} list(s) of {steps} token(s), one per prompt, each the decoder's greedy choice after the token before it (the prompt first)",
+        prompts.len()
+    )
+}
+
+/// `Ok` when `got` is `want`; otherwise the cause the difference points to.
+pub(super) fn compare(
+    prompts: &[i32],
+    steps: usize,
+    want: &[Vec<i32>],
+    got: &[Vec<i32>],
+) -> Result<(), Failure> {
+    if got == want {
+        return Ok(());
+    }
+    let fail = |actual: String| Err(Failure::new(expected(prompts, steps), actual));
+    if got.len() != want.len() {
+        return fail(format!(
+            "{} list(s) for {} prompt(s): `generate` returns one list per prompt, in the order of the prompts",
+            got.len(),
+            want.len()
+        ));
+    }
+    if let Some(cause) = length_cause(prompts, steps, want, got) {
+        return fail(cause);
+    }
+    fail(value_cause(prompts, steps, want, got))
+}
+
+/// Why the lists have the wrong length, if they do.
+fn length_cause(
+    prompts: &[i32],
+    steps: usize,
+    want: &[Vec<i32>],
+    got: &[Vec<i32>],
+) -> Option<String> {
+    let (i, list) = got.iter().enumerate().find(|(_, l)| l.len() != steps)?;
+    let with_prompt = got
+        .iter()
+        .zip(prompts)
+        .all(|(l, &p)| l.first() == Some(&p) && l.len() == steps + 1);
+    if with_prompt {
+        return Some(format!(
+            "every list has {} tokens and starts with its prompt: the read took the prompts' row too; the tokens a step chose are in the rows after it, one row per step",
+            steps + 1
+        ));
+    }
+    let short = list.len() < steps && want[i].starts_with(list);
+    if short {
+        return Some(format!(
+            "prompt {i}'s list stops after {} of {steps} tokens: the tokens of the last {} step(s) were not read (launched but left out of the one read, or never launched)",
+            list.len(),
+            steps - list.len()
+        ));
+    }
+    Some(format!(
+        "prompt {i}'s list has {} token(s) for {steps} step(s): one token per step, no more",
+        list.len()
+    ))
+}
+
+/// Why the values differ, the lengths being right.
+fn value_cause(prompts: &[i32], steps: usize, want: &[Vec<i32>], got: &[Vec<i32>]) -> String {
+    let n = prompts.len();
+    let flat: Vec<i32> = (0..steps)
+        .flat_map(|s| want.iter().map(move |w| w[s]))
+        .collect();
+    let by_request = (0..n).all(|i| (0..steps).all(|s| got[i][s] == flat[i * steps + s]));
+    if by_request {
+        return format!(
+            "the right tokens in the wrong places: the lists were cut from the read request by request, but the steps wrote them step by step (step s's token of prompt i is element s × {n} + i)"
+        );
+    }
+    let from_prompts = (0..n).all(|i| got[i].iter().all(|&t| t == want[i][0]));
+    if from_prompts && steps > 1 {
+        return "every token of a list is its first one: every step decoded from the prompts. Step s + 1 must decode from the tokens step s chose, where that step wrote them".into();
+    }
+    let late = (0..n).all(|i| got[i][0] == prompts[i] && got[i][1..] == want[i][..steps - 1]);
+    if late {
+        return "every list is one step late: it starts with its prompt and misses the last step's tokens; the read starts a row too early".into();
+    }
+    let (i, s) = first_difference(want, got);
+    if got[i][s] == 0 && want[i][s] != 0 {
+        return format!(
+            "prompt {i}, step {s}: 0 where the decoder chose {}: nothing wrote the tokens there before the read (a zeroed buffer); each step must write where the read looks, and the next step read from there",
+            want[i][s]
+        );
+    }
+    let after = if s == 0 { prompts[i] } else { want[i][s - 1] };
+    format!(
+        "prompt {i}, step {s}: {} where the decoder chooses {} after {after} (the tokens before are right): step {s} decoded from the wrong tokens",
+        got[i][s], want[i][s]
+    )
+}
+
+/// The first (prompt, step) where `got` differs from `want`, same shapes.
+fn first_difference(want: &[Vec<i32>], got: &[Vec<i32>]) -> (usize, usize) {
+    let steps = want.first().map_or(0, Vec::len);
+    (0..steps)
+        .flat_map(|s| (0..want.len()).map(move |i| (i, s)))
+        .find(|&(i, s)| got[i][s] != want[i][s])
+        .unwrap_or((0, 0))
+}
