@@ -38,15 +38,23 @@ pub(super) fn decoder(stream: &Stream) -> Result<Decoder, Failure> {
     Ok(Decoder::new(stream, config)?)
 }
 
-/// A device, a stream and the decoder, with the setup work synchronized and
-/// forgotten by the trace.
+/// A device, a stream and the decoder, warmed up by one step (a real GPU
+/// may load a kernel at its first launch), with the setup work synchronized
+/// and forgotten by the trace.
 pub(super) fn setup(ctx: &Ctx) -> Result<(Device, Stream, Decoder), Failure> {
     let device = ctx.device()?;
     let stream = device.new_stream()?;
     let decoder = decoder(&stream)?;
+    warm_up(&stream, &decoder)?;
     stream.synchronize()?;
     device.clear_trace();
     Ok((device, stream, decoder))
+}
+
+/// One step of one row, its buffers freed before the trace is cleared.
+fn warm_up(stream: &Stream, decoder: &Decoder) -> Result<(), Failure> {
+    let (input, output) = (stream.alloc_zeros::<i32>(1)?, stream.alloc_zeros::<i32>(1)?);
+    Ok(stream.decode_step(decoder, &input, &output)?)
 }
 
 /// The expected tokens, one prompt at a time on the CPU twin of the kernel.
