@@ -44,13 +44,18 @@ fn render(
     without_lines(&text)
 }
 
-/// `text` with the line and column after each `tests.rs:` replaced by
-/// `LINE`, so that a snapshot does not change when this file does.
+/// `text` with the line and column after each `tests.rs:` and the number
+/// after each `line ` replaced by `LINE`, so that a snapshot does not
+/// change when this file does.
 fn without_lines(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
-    while let Some(at) = rest.find("tests.rs:") {
-        let (head, tail) = rest.split_at(at + "tests.rs:".len());
+    while let Some((at, marker)) = ["tests.rs:", "line "]
+        .iter()
+        .filter_map(|m| rest.find(m).map(|at| (at, m.len())))
+        .min()
+    {
+        let (head, tail) = rest.split_at(at + marker);
         out.push_str(head);
         let bytes = tail.as_bytes();
         let mut digits = 0;
@@ -60,7 +65,9 @@ fn without_lines(text: &str) -> String {
         {
             digits += 1;
         }
-        out.push_str("LINE");
+        if digits > 0 {
+            out.push_str("LINE");
+        }
         rest = &tail[digits..];
     }
     out.push_str(rest);
@@ -305,6 +312,45 @@ fn synchronizes_before_the_read(
     ))
 }
 
+/// The right loop, read on a new stream that nothing orders after the steps.
+fn reads_on_another_stream(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    let reader = stream.device().new_stream()?;
+    Ok(lists(
+        &reader.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
+/// One step too few: the last row is read but never written.
+fn one_step_too_few(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps.saturating_sub(1) {
+        step(stream, decoder, &h, n, s)?;
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
 #[test]
 fn the_solution_passes_every_check() {
     crate::tests::passes_every_check(108);
@@ -373,6 +419,21 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
         cut_by_request,
         "tokens_match_the_reference",
         "cut_by_request",
+    );
+    fails_with(
+        reads_on_another_stream,
+        "tokens_match_the_reference",
+        "reads_on_another_stream",
+    );
+    fails_with(
+        one_step_too_few,
+        "tokens_match_the_reference",
+        "one_step_too_few",
+    );
+    fails_with(
+        one_step_too_few,
+        "no_step_waits_for_the_gpu",
+        "one_step_too_few_steps",
     );
 }
 

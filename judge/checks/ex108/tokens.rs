@@ -30,10 +30,7 @@ pub(super) fn tokens_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
 fn unordered(failure: Failure, race: &gpu::RaceReport) -> Failure {
     Failure::new(
         failure.expected,
-        format!(
-            "{}; the race checker says why: the tokens were read by an operation not ordered after the steps that wrote them (the read must go on the steps' stream, or wait for an event recorded after the last step)",
-            failure.actual
-        ),
+        "the tokens read are not the ones the steps chose, and the race checker says why: two operations on the tokens' memory that nothing orders one after the other, such as a read on another stream that the steps' stream was never made to precede. Every operation on the tokens belongs on the steps' stream, or waits for an event recorded there",
     )
     .at(race.current.site)
     .detail(race.to_string())
