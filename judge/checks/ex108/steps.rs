@@ -35,9 +35,8 @@ pub(super) fn between_the_steps(entries: &[TraceEntry]) -> Result<(), Failure> {
     let mut failure = Failure::new(
         EXPECTED,
         format!(
-            "{} ({times} time(s) in the {} steps): {}",
+            "{}, and {times} such call(s) in all between the first launch and the last: {}",
             describe(first),
-            STEPS,
             kind.cause()
         ),
     )
