@@ -15,6 +15,8 @@ mod support;
 #[cfg(test)]
 mod tests;
 mod tokens;
+#[cfg(test)]
+mod wrong;
 
 use judge_harness::{Check, check};
 
