@@ -105,6 +105,13 @@ fn a_pinned_read_behind_an_event_passes_every_check_too() {
 }
 
 #[test]
+fn a_read_of_the_whole_history_passes_every_check_too() {
+    REPLACEMENT.with(|r| r.set(Some(reads_the_whole_history)));
+    crate::tests::passes_every_check(108);
+    REPLACEMENT.with(|r| r.set(None));
+}
+
+#[test]
 fn the_starter_s_round_trip_is_named_in_every_check_of_the_trace() {
     fails_with(round_trip, "no_step_waits_for_the_gpu", "round_trip_steps");
     fails_with(
@@ -160,6 +167,16 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
         cut_by_request,
         "tokens_match_the_reference",
         "cut_by_request",
+    );
+    fails_with(
+        reversed_lists,
+        "tokens_match_the_reference",
+        "reversed_lists",
+    );
+    fails_with(
+        waits_before_the_pinned_copy,
+        "tokens_match_the_reference",
+        "waits_before_the_pinned_copy",
     );
     fails_with(
         reads_on_another_stream,

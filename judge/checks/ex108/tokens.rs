@@ -28,9 +28,16 @@ pub(super) fn tokens_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
 
 /// A wrong result with a race behind it: the race is the cause.
 fn unordered(failure: Failure, race: &gpu::RaceReport) -> Failure {
+    let why = if race.host {
+        "the CPU read the pinned buffer before the copy into it was done: a copy into pinned memory returns at once, so the CPU must wait for an event recorded after the copy (or synchronize the stream after it) before it reads"
+    } else {
+        "two operations on the tokens' memory that nothing orders one after the other, such as a read on another stream that the steps' stream was never made to precede. Every operation on the tokens belongs on the steps' stream, or waits for an event recorded there"
+    };
     Failure::new(
         failure.expected,
-        "the tokens read are not the ones the steps chose, and the race checker says why: two operations on the tokens' memory that nothing orders one after the other, such as a read on another stream that the steps' stream was never made to precede. Every operation on the tokens belongs on the steps' stream, or waits for an event recorded there",
+        format!(
+            "the tokens read are not the ones the steps chose, and the race checker says why: {why}"
+        ),
     )
     .at(race.current.site)
     .detail(race.to_string())
@@ -112,6 +119,11 @@ fn value_cause(prompts: &[i32], steps: usize, want: &[Vec<i32>], got: &[Vec<i32>
             "the right tokens in the wrong places: the lists were cut from the read request by request, but the steps wrote them step by step (step s's token of prompt i is element s × {n} + i)"
         );
     }
+    if let Some((i, j)) = swapped(want, got) {
+        return format!(
+            "prompt {i} got the tokens of prompt {j}: `generate` returns one list per prompt, in the order of the prompts"
+        );
+    }
     let from_prompts = (0..n).all(|i| got[i].iter().all(|&t| t == want[i][0]));
     if from_prompts && steps > 1 {
         return "every token of a list is its first one: every step decoded from the prompts. Step s + 1 must decode from the tokens step s chose, where that step wrote them".into();
@@ -132,6 +144,15 @@ fn value_cause(prompts: &[i32], steps: usize, want: &[Vec<i32>], got: &[Vec<i32>
         "prompt {i}, step {s}: {} where the decoder chooses {} after {after} (the tokens before are right): step {s} decoded from the wrong tokens",
         got[i][s], want[i][s]
     )
+}
+
+/// A prompt `i` whose list is another prompt's (`j`), when the lists are
+/// the right ones in the wrong order.
+fn swapped(want: &[Vec<i32>], got: &[Vec<i32>]) -> Option<(usize, usize)> {
+    let all_there = got.iter().all(|g| want.contains(g));
+    let (i, g) = got.iter().enumerate().find(|(i, g)| *g != &want[*i])?;
+    let j = want.iter().position(|w| w == g)?;
+    all_there.then_some((i, j))
 }
 
 /// The first (prompt, step) where `got` differs from `want`, same shapes.

@@ -264,3 +264,49 @@ pub(super) fn one_step_too_few(
         steps,
     ))
 }
+
+/// Another right way: the whole history read, the prompts' row skipped on
+/// the CPU.
+pub(super) fn reads_the_whole_history(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    Ok(lists(&stream.to_vec(&h)?[n..], n, steps))
+}
+
+/// The right tokens, the lists in the reverse order of the prompts.
+pub(super) fn reversed_lists(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let mut lists = gpu_sampler::generate(stream, decoder, prompts, steps)?;
+    lists.reverse();
+    Ok(lists)
+}
+
+/// A pinned read with its wait before the copy instead of after it.
+pub(super) fn waits_before_the_pinned_copy(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        step(stream, decoder, &h, n, s)?;
+    }
+    let host = stream.device().alloc_pinned::<i32>(steps * n)?;
+    stream.record_event()?.synchronize()?;
+    stream.copy_to_pinned(h.slice(n..(steps + 1) * n), &host)?;
+    Ok(lists(&host.to_vec(), n, steps))
+}
