@@ -24,10 +24,20 @@ pub(super) fn between_the_steps(entries: &[TraceEntry]) -> Result<(), Failure> {
         return Err(launch_count(at.len()));
     }
     let between = &entries[at[0]..at[STEPS - 1]];
-    let found: Vec<(&TraceEntry, Kind)> = between
+    let mut found: Vec<(&TraceEntry, Kind)> = between
         .iter()
         .filter_map(|e| Kind::of(e).map(|k| (e, k)))
         .collect();
+    let read = found
+        .iter()
+        .any(|(_, k)| matches!(k, Kind::PageableRead | Kind::PinnedRead));
+    if read {
+        for (_, kind) in &mut found {
+            if *kind == Kind::Upload {
+                *kind = Kind::RoundTrip;
+            }
+        }
+    }
     let Some(&(first, kind)) = found.first() else {
         return polling(between);
     };
@@ -87,6 +97,9 @@ enum Kind {
     PinnedCopy,
     /// A copy from host memory to the device.
     Upload,
+    /// A copy from host memory to the device in a loop that also reads
+    /// the tokens back: the tokens' round trip.
+    RoundTrip,
     /// A stream, event or device synchronize.
     Synchronize,
     /// The CPU read pinned memory.
@@ -118,7 +131,8 @@ impl Kind {
         match self {
             Self::PageableRead => "the tokens are read into host memory every step, the `.tolist()` habit: a copy into pageable memory returns only once the GPU has run the step, so the CPU waits for every step and never runs ahead. Nothing on the CPU needs a token before the end: read them once, after the last launch".into(),
             Self::PinnedCopy => "each step's tokens are copied to pinned memory: the copy does not wait, but nothing on the CPU needs a token before the end, and each copy is a transfer the steps do not need. Keep the tokens in device memory and read them once, after the last launch".into(),
-            Self::Upload => "tokens are uploaded from the host between the steps: the next step's input is the step's own output, already in device memory, so a copy from the host only sends back tokens that never had to leave the GPU. Upload the prompts once, before the first step".into(),
+            Self::RoundTrip => "tokens are uploaded from the host between the steps, after a read of them: the next step's input is the step's own output, already in device memory, so the round trip through the CPU only sends back tokens that never had to leave the GPU. Upload the prompts once, before the first step".into(),
+            Self::Upload => "a copy from the host between the steps: nothing a step needs comes from the CPU once the prompts are uploaded (the next step's input is the step before's output, and `decode_step` writes every token of its output row, so there is nothing to clear or send again), and a copy from pageable memory is a call that can make the CPU wait. Upload the prompts once, before the first step".into(),
             Self::Synchronize => "the CPU synchronizes between the steps: it waits for the GPU to finish a step before it launches the next, so the GPU idles while the CPU catches up. Stream order already runs step s + 1 after step s; no wait is needed before the end".into(),
             Self::PinnedRead => "the CPU reads pinned memory between the steps: whatever it reads there is not needed before the end, and reading it right needs a wait for the GPU first".into(),
             Self::OtherWait(reason) => format!(

@@ -140,6 +140,11 @@ fn a_wait_or_a_copy_between_the_steps_is_named_by_its_kind() {
         "pinned_copy_every_step",
     );
     fails_with(
+        clears_each_row_from_the_host,
+        "no_step_waits_for_the_gpu",
+        "clears_each_row_from_the_host",
+    );
+    fails_with(
         polls_every_step,
         "no_step_waits_for_the_gpu",
         "polls_every_step",
@@ -167,6 +172,11 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
         cut_by_request,
         "tokens_match_the_reference",
         "cut_by_request",
+    );
+    fails_with(
+        copies_the_output_in_first,
+        "tokens_match_the_reference",
+        "copies_the_output_in_first",
     );
     fails_with(
         reversed_lists,

@@ -3,7 +3,7 @@
 //! step lost, every step decoded from the prompts, the history read request
 //! by request, a row never written, a read not ordered after the steps).
 
-use super::support::{PROMPTS, STEPS, chosen, reference, setup};
+use super::support::{PROMPTS, STEPS, chosen, launches, reference, setup};
 use judge_harness::{Ctx, Failure};
 
 /// The runs of the check: the main one, one prompt, and no step at all.
@@ -12,18 +12,47 @@ const RUNS: [(&[i32], usize); 3] = [(&PROMPTS, STEPS), (&[17], 5), (&PROMPTS, 0)
 pub(super) fn tokens_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
     let (device, stream, decoder) = setup(ctx)?;
     for (prompts, steps) in RUNS {
+        device.clear_trace();
         let got = chosen()(&stream, &decoder, prompts, steps)?;
         stream.synchronize()?;
         let races = device.take_races();
+        let launched = launches(&device.trace().entries).len();
         let want = reference(&decoder, prompts, steps);
-        let verdict = compare(prompts, steps, &want, &got);
-        match (verdict, races.first()) {
-            (Ok(()), _) => {}
-            (Err(failure), None) => return Err(failure),
-            (Err(failure), Some(race)) => return Err(unordered(failure, race)),
-        }
+        let from_zero = reference(&decoder, &vec![0; prompts.len()], steps);
+        let Err(failure) = compare(prompts, steps, (&want, &from_zero), &got) else {
+            continue;
+        };
+        let failure = match races.first() {
+            Some(race) => unordered(failure, race),
+            None if launched != steps => miscounted(failure, launched, steps),
+            None => failure,
+        };
+        return Err(within(failure, prompts, steps));
     }
     Ok(())
+}
+
+/// The failure of one run, saying which run it was.
+fn within(failure: Failure, prompts: &[i32], steps: usize) -> Failure {
+    Failure {
+        actual: format!(
+            "with {} prompt(s) and {steps} step(s): {}",
+            prompts.len(),
+            failure.actual
+        ),
+        ..failure
+    }
+}
+
+/// A wrong result from a loop that launched a step too many or too few:
+/// the count is the cause.
+fn miscounted(failure: Failure, launched: usize, steps: usize) -> Failure {
+    Failure::new(
+        failure.expected,
+        format!(
+            "the lists are not the reference, and the trace says why: {launched} `decode_step` launch(es) for {steps} step(s). Each step is one launch, step s decoding from the tokens step s - 1 chose, so `steps` steps are `steps` launches"
+        ),
+    )
 }
 
 /// A wrong result with a race behind it: the race is the cause.
@@ -51,11 +80,13 @@ fn expected(prompts: &[i32], steps: usize) -> String {
     )
 }
 
-/// `Ok` when `got` is `want`; otherwise the cause the difference points to.
+/// `Ok` when `got` is the reference (`want`); otherwise the cause the
+/// difference points to. `from_zero` is what a loop whose step 0 decoded
+/// from token 0 instead of the prompts would return.
 pub(super) fn compare(
     prompts: &[i32],
     steps: usize,
-    want: &[Vec<i32>],
+    (want, from_zero): (&[Vec<i32>], &[Vec<i32>]),
     got: &[Vec<i32>],
 ) -> Result<(), Failure> {
     if got == want {
@@ -71,6 +102,9 @@ pub(super) fn compare(
     }
     if let Some(cause) = length_cause(prompts, steps, want, got) {
         return fail(cause);
+    }
+    if got == from_zero && steps > 0 {
+        return fail("every list is the one that starts from token 0, not from its prompt: step 0 decoded from a zeroed buffer. The prompts must be in step 0's input when it runs (uploaded there before it, and not overwritten by anything queued between)".into());
     }
     fail(value_cause(prompts, steps, want, got))
 }

@@ -310,3 +310,47 @@ pub(super) fn waits_before_the_pinned_copy(
     stream.copy_to_pinned(h.slice(n..(steps + 1) * n), &host)?;
     Ok(lists(&host.to_vec(), n, steps))
 }
+
+/// Two buffers, the output copied into the input before each step: step 0
+/// decodes from the zeroed output, not from the prompts.
+pub(super) fn copies_the_output_in_first(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    let (input, output) = (stream.alloc_zeros::<i32>(n)?, stream.alloc_zeros::<i32>(n)?);
+    stream.copy(h.slice(0..n), &input)?;
+    for s in 0..steps {
+        stream.copy(&output, &input)?;
+        stream.decode_step(decoder, &input, &output)?;
+        stream.copy(&output, h.slice((s + 1) * n..(s + 2) * n))?;
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
+/// The right loop, each output row cleared from the host before its step.
+pub(super) fn clears_each_row_from_the_host(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        stream.copy_from_host(&vec![0; n], h.slice((s + 1) * n..(s + 2) * n))?;
+        step(stream, decoder, &h, n, s)?;
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
