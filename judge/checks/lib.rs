@@ -20,6 +20,7 @@ pub mod ex104;
 pub mod ex105;
 pub mod ex106;
 pub mod ex107;
+pub mod ex108;
 
 #[cfg(test)]
 mod tests;
@@ -36,6 +37,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         105 => Some(ex105::CHECKS),
         106 => Some(ex106::CHECKS),
         107 => Some(ex107::CHECKS),
+        108 => Some(ex108::CHECKS),
         _ => None,
     }
 }
