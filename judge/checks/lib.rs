@@ -20,6 +20,7 @@ pub mod ex104;
 pub mod ex105;
 pub mod ex106;
 pub mod ex107;
+pub mod ex108;
 pub mod ex109;
 
 #[cfg(test)]
@@ -37,6 +38,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         105 => Some(ex105::CHECKS),
         106 => Some(ex106::CHECKS),
         107 => Some(ex107::CHECKS),
+        108 => Some(ex108::CHECKS),
         109 => Some(ex109::CHECKS),
         _ => None,
     }
