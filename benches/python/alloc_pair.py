@@ -9,15 +9,16 @@ timed pairs (none when every pair is served from the cache).
 
     python3 benches/python/alloc_pair.py > chapters/measurements/torch_alloc_pair.txt
 
-Needs PyTorch with CUDA and a GPU; it prints the versions it ran with.
+Needs PyTorch with CUDA and a GPU; the header says what it ran on.
 """
 
-import datetime
 import statistics
 import sys
 import time
 
 import torch
+
+from common import header, require_cuda
 
 COMMAND = "python3 benches/python/alloc_pair.py"
 BYTES = 64 << 20
@@ -46,8 +47,7 @@ def text(ns: float) -> str:
 
 
 def main() -> int:
-    if not torch.cuda.is_available():
-        print("error: PyTorch sees no CUDA device; this measures the GPU's allocator", file=sys.stderr)
+    if not require_cuda():
         return 1
     time_pairs(WARMUP)  # the first pair asks the driver; the rest hit the cache
     torch.cuda.synchronize()
@@ -55,13 +55,7 @@ def main() -> int:
     runs = [time_pairs(PAIRS) for _ in range(RUNS)]
     after = device_allocs()
 
-    print(f"command: {COMMAND}")
-    print(
-        f"device:  {torch.cuda.get_device_name()} "
-        f"(torch {torch.__version__}, CUDA {torch.version.cuda}, Python {sys.version.split()[0]})"
-    )
-    print(f"date:    {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d}")
-    print()
+    print(header(COMMAND))
     print(f'torch.empty({BYTES >> 20} MiB, device="cuda") then del, from Python; CPU time of one pair')
     print(
         f"  median of {RUNS} runs of {PAIRS:,} pairs   {text(statistics.median(runs))}"

@@ -243,17 +243,14 @@ mod tests {
 
     #[test]
     fn the_cache_crate_is_a_harness_without_the_crate_under_test() {
-        let harness = "[package]\nname = \"harness-1\"\n[[bin]]\nname = \"harness-1\"\npath = \"main.rs\"\n[dependencies]\nfixture = { path = \"/x\" }\ngpu = { path = \"/t/gpu\" }\n[profile.release]\ndebug = \"line-tables-only\"\n";
+        let harness = "[package]\nname = \"harness-1\"\n[[bin]]\nname = \"harness-1\"\npath = \"main.rs\"\n[dependencies]\nfixture = { path = \"/x\" }\ngpu = { path = \"/t/gpu\" }\n[profile.release]\ndebug = false\n";
         let cache: toml::Table =
             toml::from_str(&cache_manifest(harness, "fixture", Vec::new()).unwrap()).unwrap();
         assert_eq!(cache["package"]["name"].as_str(), Some(NAME));
         assert!(cache.get("bin").is_none());
         assert!(cache["dependencies"].get("fixture").is_none());
         assert!(cache["dependencies"].get("gpu").is_some());
-        assert_eq!(
-            cache["profile"]["release"]["debug"].as_str(),
-            Some("line-tables-only")
-        );
+        assert_eq!(cache["profile"]["release"]["debug"].as_bool(), Some(false));
         assert_eq!(cache["lib"]["path"].as_str(), Some("lib.rs"));
     }
 }
