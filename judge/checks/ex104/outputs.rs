@@ -3,6 +3,7 @@
 use super::support::Bench;
 use super::workload::STEPS;
 use gpu::{Actor, RaceKind, RaceReport};
+use judge_harness::ordering::missed_order;
 use judge_harness::{Ctx, Failure};
 use sync_elimination::LogLine;
 
@@ -31,10 +32,15 @@ fn log_difference(want: &[LogLine], got: &[LogLine]) -> String {
     let mut parts = Vec::new();
     if g.tokens != w.tokens {
         let since_start: u32 = want[..=i].iter().map(|l| l.tokens).sum();
+        let finishers = w.finished - i.checked_sub(1).map_or(0, |p| want[p].finished);
         let cause = if g.tokens == since_start && i > 0 {
-            ": the tokens since the start, not since the last line (the counter was not reset after the line)"
+            ": the tokens since the start, not since the last line (the counter was not reset after the line)".to_string()
+        } else if finishers > 0 && g.tokens + finishers == w.tokens {
+            format!(
+                ": short by exactly the {finishers} requests that finished in this window: the step in which a request finishes generates its last token too, but the tokens were counted after the step had marked it finished; count a step's tokens (`count_eq` on the done mask) before `flag_eq` updates the mask"
+            )
         } else {
-            ""
+            String::new()
         };
         parts.push(format!(
             "tokens {} where the window generated {} ({:+}){cause}",
@@ -87,9 +93,16 @@ pub(super) fn outputs_and_logs_match_the_reference(ctx: &Ctx) -> Result<(), Fail
     ctx.save_trace("outputs", &bench.device);
     let races = bench.device.races();
     if let Some(race) = races.first() {
+        let missed = missed_order(&bench.device.trace().entries, race)
+            .map(|why| format!(": {why}"))
+            .unwrap_or_default();
         return Err(Failure::new(
             "no data race between the CPU, the copy stream and the compute stream",
-            format!("{} race(s); the first: {}", races.len(), race_cause(race)),
+            format!(
+                "{} race(s); the first: {}{missed}",
+                races.len(),
+                race_cause(race)
+            ),
         )
         .at(race.current.site)
         .detail(format!("{race}\nsee hidden-syncs.md#why-a-sync-exists")));

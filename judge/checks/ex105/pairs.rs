@@ -13,9 +13,12 @@ pub(super) fn each_timed_run_has_a_pair_of_its_own(ctx: &Ctx) -> Result<(), Fail
     let measurement = measured(ctx)?;
     let calls = &measurement.calls;
     let trace = measurement.trace();
-    // From the end of the last warm-up run (the first start event comes
-    // after it) to the end of the trace.
-    let from = match PLAN.warmup.checked_sub(1).and_then(|i| calls.get(i)) {
+    // From the end of the last untimed run (the first start event comes
+    // after it) to the end of the trace: the runs before the last
+    // `PLAN.reps`, however many warm-up runs there were (the warm-up check
+    // tells a wrong number of them).
+    let untimed = calls.len().saturating_sub(PLAN.reps);
+    let from = match untimed.checked_sub(1).and_then(|i| calls.get(i)) {
         Some(&(_, end)) => end,
         None => 0,
     };

@@ -14,8 +14,15 @@ pub(super) fn warms_up_first(ctx: &Ctx) -> Result<(), Failure> {
     let measurement = measured(ctx)?;
     let (calls, expected) = (measurement.calls.len(), PLAN.warmup + PLAN.reps);
     if calls != expected {
+        let timed = measurement.timing.samples_ms.len();
         let what = match calls {
             n if n == PLAN.reps => "the timed runs only: no warm-up".to_string(),
+            n if n < expected && timed == PLAN.reps => format!(
+                "{} untimed run(s) before the {timed} timed ones, where the plan asks for {}: the warm-up loop runs {} time(s) too few (a range such as `1..plan.warmup` runs `plan.warmup - 1` times; loop over `0..plan.warmup`)",
+                n - timed,
+                PLAN.warmup,
+                expected - n
+            ),
             n if n < expected => "fewer runs than the plan asks for".to_string(),
             _ => "more runs than the plan asks for".to_string(),
         };
@@ -101,6 +108,12 @@ fn why(measurement: &Measured, i: usize) -> String {
     let samples = &measurement.timing.samples_ms;
     let truth = timed_truth_ms();
     let sample = samples[i];
+    if let Some(other) = measurement.events_elsewhere() {
+        return format!(
+            "the events were recorded on stream {other}, and the runs ran on stream {}: an event completes when its own stream reaches it, and stream {other} has no work to wait for, so each pair completes as soon as it is recorded and measures the CPU's time between the two records (the submission, {sample:.3} ms), nothing of the run; record the events on the stream the work runs on, the one `measure` is given",
+            measurement.stream
+        );
+    }
     if let Some(cpu) = cpu_ms(measurement, PLAN.warmup + i)
         && (sample - cpu).abs() <= cpu * 0.25
     {
@@ -144,6 +157,21 @@ fn why(measurement: &Measured, i: usize) -> String {
         return format!(
             "the run's sample also holds {:.3} ms of earlier work: the clock started while the GPU was still busy (with the warm-up, or the run before); synchronize before starting a CPU clock, or time with events on the stream",
             sample - truth[i]
+        );
+    }
+    let mut sorted_truth = truth.clone();
+    sorted_truth.sort_by(f64::total_cmp);
+    let ascending = samples.windows(2).all(|w| w[0] <= w[1]);
+    if ascending
+        && samples
+            .iter()
+            .zip(&sorted_truth)
+            .all(|(&s, &t)| close(s, t))
+    {
+        let slow = truth.iter().copied().fold(0.0, f64::max);
+        let ran = truth.iter().position(|&t| t == slow).unwrap_or(0);
+        return format!(
+            "your samples are the runs' GPU times in ascending order, not in the order the runs ran (the {slow:.1} ms run was run {ran}, its sample is the last): the samples were sorted, in place, to find the median; sort a copy for the median and return the samples in run order"
         );
     }
     "each sample is the GPU time of one run: from an event recorded before it to one recorded after it, on the stream the work runs on".into()

@@ -7,7 +7,7 @@
 //! workload to the learner's `measure` and keeps what the checks look at:
 //! the timing, and the trace marks around each call.
 
-use gpu::{Device, Stream, Trace};
+use gpu::{Device, OpKind, Stream, StreamId, Trace};
 use judge_harness::{Ctx, Failure};
 use std::time::Duration;
 use time_it::{Matmul, Plan, Timing};
@@ -82,12 +82,28 @@ pub(crate) struct Measured {
     /// The first call of the workload on a stream other than the one
     /// `measure` was given, if any.
     pub(crate) elsewhere: Option<usize>,
+    /// The stream `measure` was given.
+    pub(crate) stream: StreamId,
 }
 
 impl Measured {
     /// The device's trace.
     pub(crate) fn trace(&self) -> Trace {
         self.device.trace()
+    }
+
+    /// The stream the timing events were recorded on, when events were
+    /// recorded and none of them on the stream the runs ran on.
+    pub(crate) fn events_elsewhere(&self) -> Option<StreamId> {
+        let recorded_on: Vec<StreamId> = self
+            .trace()
+            .entries
+            .iter()
+            .filter(|e| e.op == OpKind::EventRecord)
+            .filter_map(|e| e.stream)
+            .collect();
+        let first = *recorded_on.first()?;
+        (!recorded_on.contains(&self.stream)).then_some(first)
     }
 }
 
@@ -141,5 +157,6 @@ fn measure_as(ctx: &Ctx, measure: Measure, plan: Plan, work: Matmul) -> Result<M
         timing,
         calls,
         elsewhere,
+        stream: stream.id(),
     })
 }

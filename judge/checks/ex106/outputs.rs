@@ -2,6 +2,7 @@
 
 use super::workload::{BATCHES, Bench, expected_sum};
 use gpu::{Actor, RaceKind, RaceReport};
+use judge_harness::ordering::missed_order;
 use judge_harness::{Ctx, Failure};
 
 pub(super) fn outputs_are_every_batchs_sum(ctx: &Ctx) -> Result<(), Failure> {
@@ -43,7 +44,8 @@ pub(super) fn no_race_between_the_streams(ctx: &Ctx) -> Result<(), Failure> {
     let Some(race) = races.first() else {
         return Ok(());
     };
-    let (what, section) = race_kind(race, &bench);
+    let missed = missed_order(&bench.device.trace().entries, race);
+    let (what, section) = race_kind(race, &bench, missed.as_deref());
     Err(Failure::new(
         "no race between the copy stream and the compute stream",
         format!("{} race(s); the first: {what}", races.len()),
@@ -52,8 +54,11 @@ pub(super) fn no_race_between_the_streams(ctx: &Ctx) -> Result<(), Failure> {
     .detail(format!("{race}\nsee {section}")))
 }
 
-/// What a race between the two streams means here, and the section about it.
-fn race_kind(race: &RaceReport, bench: &Bench) -> (String, &'static str) {
+/// What a race between the two streams means here, and the section about
+/// it; `missed`, when the trace shows it, is the wait or the event record
+/// that was put in the wrong place ([`missed_order`]), said instead of the
+/// rule it broke.
+fn race_kind(race: &RaceReport, bench: &Bench, missed: Option<&str>) -> (String, &'static str) {
     let compute = Actor::Stream(bench.compute.id());
     let record_stream = "streams-and-events.md#when-a-buffer-crosses-streams-record_stream";
     match race.kind {
@@ -66,11 +71,15 @@ fn race_kind(race: &RaceReport, bench: &Bench) -> (String, &'static str) {
         ),
         RaceKind::UnorderedFree => (
             format!(
-                "a buffer ({}) was freed on {} while {}'s use of it at {} was not ordered before the free: nothing in this run reused it, but the pool may hand that memory to the very next allocation on the freeing stream, as a batch's copy would overwrite a step's input. Before a batch's buffer is dropped, make the copy stream wait for an event recorded on the compute stream after the step that reads it (the `record_stream` rule)",
+                "a buffer ({}) was freed on {} while {}'s use of it at {} was not ordered before the free: nothing in this run reused it, but the pool may hand that memory to the very next allocation on the freeing stream, as a batch's copy would overwrite a step's input. {}",
                 race.allocated_at.map_or("dropped".into(), |s| format!("allocated at {s}")),
                 race.current.actor,
                 race.previous.actor,
-                race.previous.site
+                race.previous.site,
+                missed.map_or(
+                    "Before a batch's buffer is dropped, make the copy stream wait for an event recorded on the compute stream after the step that reads it (the `record_stream` rule)".to_string(),
+                    |why| format!("The `record_stream` rule: {why}")
+                )
             ),
             record_stream,
         ),
@@ -81,12 +90,28 @@ fn race_kind(race: &RaceReport, bench: &Bench) -> (String, &'static str) {
             ),
             "streams-and-events.md#waiting-on-the-gpu-against-waiting-on-the-cpu",
         ),
+        RaceKind::Unordered
+            if race.previous.actor == compute
+                && race.previous.write
+                && race.previous.what.contains("zeroing") =>
+        {
+            (
+                format!(
+                    "the copy stream wrote a batch's buffer that the compute stream had allocated (and zeroed) at {}, with nothing ordering the copy after that: a buffer belongs to the pool of the stream it is allocated on, and its zeroing and its reuse follow that stream's order; allocate a batch's buffer on the copy stream, which writes it, and order the step that reads it before its drop (the `record_stream` rule)",
+                    race.previous.site
+                ),
+                record_stream,
+            )
+        }
         RaceKind::Unordered if race.previous.actor == compute && !race.previous.write => (
             "the copy stream overwrote a buffer the compute stream still read: before a buffer is written again, make the copy stream wait for an event recorded after the step that reads it".to_string(),
             record_stream,
         ),
         RaceKind::Unordered => (
-            "a step read its batch with nothing ordering it after the batch's copy: record an event on the copy stream after the copy, and make the compute stream `wait_event` for it".to_string(),
+            format!(
+                "a step read its batch with nothing ordering it after the batch's copy: {}",
+                missed.unwrap_or("record an event on the copy stream after the copy, and make the compute stream `wait_event` for it")
+            ),
             "streams-and-events.md#events",
         ),
     }

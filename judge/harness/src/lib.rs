@@ -44,6 +44,7 @@ mod ctx;
 pub mod gaps;
 pub mod lockdown;
 mod macros;
+pub mod ordering;
 pub mod polling;
 pub mod protocol;
 mod rng;
