@@ -4,6 +4,7 @@
 use super::workload::{
     COLD, HOST, Measured, PLAN, WORK, close, measured, measured_as, ms, timed_truth_ms, truth_ms,
 };
+use judge_harness::bridge::unless_it_panics;
 use judge_harness::{Ctx, Failure};
 use time_it::Plan;
 
@@ -218,8 +219,13 @@ pub(super) fn other_plans_are_followed(ctx: &Ctx) -> Result<(), Failure> {
             "with no warm-up the one timed run is the first call of all; its sample is its GPU time, and the median of one sample is that sample; {SECTION}"
         )));
     }
-    let none = measured_as(ctx, Plan { warmup: 1, reps: 0 }, WORK)?;
     let asked = "`Plan { warmup: 1, reps: 0 }`: the warm-up only, no sample and a median of 0";
+    let none = unless_it_panics(|| measured_as(ctx, Plan { warmup: 1, reps: 0 }, WORK))
+        .map_err(|panic| {
+            Failure::new(asked, format!("it panicked: {panic}")).detail(format!(
+                "a plan may time no run: then there is no sample, and the median of none is 0; take the middle of the sorted samples only when there is one (`sorted.get(len / 2)`), never by indexing an empty list; {SECTION}"
+            ))
+        })??;
     let (calls, timing) = (none.calls.len(), &none.timing);
     if calls != 1 || !timing.samples_ms.is_empty() || timing.median_ms != 0.0 {
         return Err(Failure::new(

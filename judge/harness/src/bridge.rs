@@ -37,6 +37,29 @@ pub struct AgentGone {
     pub why: String,
 }
 
+/// `f`'s value, or the message and place of the learner's panic in it: for
+/// a check that tells a panic on an input it chose (no batch, no timed run)
+/// by that input's rule rather than by the panic alone. A gone agent still
+/// ends the check as it would have.
+pub fn unless_it_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        if payload.is::<AgentGone>() {
+            std::panic::resume_unwind(payload);
+        }
+        if let Some(p) = payload.downcast_ref::<LearnerPanic>() {
+            return match p.location {
+                Some(at) => format!("`{}` at {at}", p.message),
+                None => format!("`{}`", p.message),
+            };
+        }
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_string()))
+            .map_or_else(|| "a panic".into(), |m| format!("`{m}`"))
+    })
+}
+
 thread_local! {
     /// The link to the agent of the running check, set by the runner.
     static LINK: RefCell<Option<Rc<Link>>> = const { RefCell::new(None) };

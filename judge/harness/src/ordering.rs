@@ -123,3 +123,95 @@ pub fn missed_order(entries: &[TraceEntry], race: &RaceReport) -> Option<String>
 fn noun(record: &AccessRecord) -> &'static str {
     if record.write { "write" } else { "read" }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu::{Backend, Device};
+
+    /// How the step's stream is (or is not) ordered after the copy.
+    #[derive(Clone, Copy)]
+    enum Order {
+        /// An event recorded on the copy stream after the copy, waited for
+        /// by the compute stream.
+        Right,
+        /// The same event, waited for by the copy stream itself.
+        WaitOnTheCopyStream,
+        /// An event recorded on the copy stream before the copy.
+        RecordedBeforeTheCopy,
+        /// An event recorded on the compute stream.
+        RecordedOnTheComputeStream,
+        /// No event, no wait.
+        None,
+    }
+
+    /// The first race of a copy into a buffer on one stream and a step
+    /// reading it on another, ordered as `order` says, and what
+    /// [`missed_order`] makes of it.
+    fn missed(order: Order) -> Option<(RaceReport, Option<String>)> {
+        let device = Device::open(Backend::Virtual).unwrap();
+        let (copy, compute) = (device.new_stream().unwrap(), device.new_stream().unwrap());
+        let host = device.alloc_pinned::<f32>(256).unwrap();
+        let batch = copy.alloc_zeros::<f32>(256).unwrap();
+        let out = compute.alloc_zeros::<f32>(1).unwrap();
+        let early =
+            matches!(order, Order::RecordedBeforeTheCopy).then(|| copy.record_event().unwrap());
+        copy.copy_from_pinned(&host, &batch).unwrap();
+        match order {
+            Order::Right => compute.wait_event(&copy.record_event().unwrap()).unwrap(),
+            Order::WaitOnTheCopyStream => copy.wait_event(&copy.record_event().unwrap()).unwrap(),
+            Order::RecordedBeforeTheCopy => compute.wait_event(&early.unwrap()).unwrap(),
+            Order::RecordedOnTheComputeStream => {
+                compute
+                    .wait_event(&compute.record_event().unwrap())
+                    .unwrap();
+            }
+            Order::None => {}
+        }
+        compute.sum(&batch, &out).unwrap();
+        device.synchronize().unwrap();
+        let race = device.races().into_iter().next()?;
+        let why = missed_order(&device.trace().entries, &race);
+        Some((race, why))
+    }
+
+    #[test]
+    fn a_right_order_has_no_race() {
+        assert!(missed(Order::Right).is_none());
+    }
+
+    #[test]
+    fn a_wait_on_the_writers_stream_is_named() {
+        let (_, why) = missed(Order::WaitOnTheCopyStream).expect("a race");
+        let why = why.expect("a reason");
+        assert!(
+            why.contains("the wait between the two is on the wrong stream"),
+            "{why}"
+        );
+        assert!(why.contains("call `wait_event` on stream 2"), "{why}");
+    }
+
+    #[test]
+    fn an_event_recorded_before_the_write_is_named() {
+        let (_, why) = missed(Order::RecordedBeforeTheCopy).expect("a race");
+        let why = why.expect("a reason");
+        assert!(why.contains("the event is recorded too early"), "{why}");
+    }
+
+    #[test]
+    fn an_event_of_the_waiting_stream_is_named() {
+        let (_, why) = missed(Order::RecordedOnTheComputeStream).expect("a race");
+        let why = why.expect("a reason");
+        assert!(
+            why.contains("the event is recorded on the wrong stream"),
+            "{why}"
+        );
+        assert!(why.contains("recorded on stream 2"), "{why}");
+    }
+
+    #[test]
+    fn no_wait_at_all_is_left_to_the_race_report() {
+        let (_, why) = missed(Order::None).expect("a race");
+        assert_eq!(why, None);
+    }
+}
