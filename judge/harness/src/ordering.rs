@@ -89,10 +89,9 @@ pub fn missed_order(entries: &[TraceEntry], race: &RaceReport) -> Option<String>
         _ => noun(&race.current),
     };
     let line = |e: &TraceEntry| e.site.line;
-    let Some(wait) = waits_on(then).last() else {
+    let Some(wait) = waits_on(then).next_back() else {
         let wait = waits_on(first)
-            .filter(|w| last_record_before(w).is_some_and(|r| r.stream == Some(first)))
-            .last()?;
+            .rfind(|w| last_record_before(w).is_some_and(|r| r.stream == Some(first)))?;
         let record = last_record_before(wait)?;
         return Some(format!(
             "the wait between the two is on the wrong stream: stream {first} waited at line {} (after an event recorded on stream {first} itself, at line {}), but `wait_event` makes the stream it is called on wait, so stream {then}'s {after} was never ordered after stream {first}'s {access} at line {}; call `wait_event` on stream {then}",
