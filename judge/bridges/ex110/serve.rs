@@ -20,9 +20,7 @@ pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
             agent::answer(&step.map(|s| agent.keep(s)))
         }
         Call::Step { step, tokens, next } => {
-            agent::answer(&agent.with(step, |s: &mut learner::CapturedStep| {
-                s.step(tokens, next)
-            }))
+            agent::answer(&agent.with(step, |s: &mut learner::CapturedStep| s.step(tokens, next)))
         }
         Call::Drop { step } => {
             drop(agent.take::<learner::CapturedStep>(step));

@@ -23,7 +23,12 @@ pub struct CapturedStep {
 
 impl std::fmt::Debug for CapturedStep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CapturedStep({} tokens, {:?})", self.input.len(), self.graph)
+        write!(
+            f,
+            "CapturedStep({} tokens, {:?})",
+            self.input.len(),
+            self.graph
+        )
     }
 }
 
