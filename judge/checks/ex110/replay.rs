@@ -10,7 +10,9 @@ use judge_harness::{Ctx, Failure};
 const EXPECTED: &str = "each step to be a copy into the static input, one graph launch and a copy out of the static output, queued without waiting: no eager `decode_step`, no allocation, no capture, no call that waits for the GPU";
 
 pub(super) fn each_step_is_one_replay(ctx: &Ctx) -> Result<(), Failure> {
-    replays(&run(ctx)?)
+    let run = run(ctx)?;
+    ctx.save_timeline(&run.device);
+    replays(&run)
 }
 
 /// The check on the trace of one run.

@@ -51,6 +51,8 @@ fn chosen() -> New {
 /// One run of the learner's step: what the history holds after it, the
 /// races the run made, and the trace of `new` and of each step.
 pub(super) struct Run {
+    /// The device, whose trace holds the run.
+    pub(super) device: Device,
     /// The decoder.
     pub(super) decoder: Decoder,
     /// Rows 0 to [`STEPS`] of the history, read once after the run.
@@ -101,7 +103,6 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
             .map_err(|e| call_failed(&format!("step {s}"), e))?;
     }
     marks.push(device.trace_mark());
-    ctx.save_timeline(&device);
     let tokens = stream.to_vec(&history)?;
     drop(step);
     let races = device.take_races();
@@ -116,6 +117,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
     });
     let new = calls.next().unwrap_or_default();
     Ok(Run {
+        device,
         decoder,
         history: tokens,
         races,
