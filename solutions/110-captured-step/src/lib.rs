@@ -12,6 +12,7 @@
 use gpu::{Decoder, DeviceBuffer, Graph, Result, Stream, View};
 
 /// One decode step of `batch` tokens, captured once and replayed.
+#[derive(Debug)]
 pub struct CapturedStep {
     stream: Stream,
     /// The tokens the graph decodes from: the address it captured.
@@ -19,17 +20,6 @@ pub struct CapturedStep {
     /// The tokens the graph writes: the address it captured.
     output: DeviceBuffer<i32>,
     graph: Graph,
-}
-
-impl std::fmt::Debug for CapturedStep {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "CapturedStep({} tokens, {:?})",
-            self.input.len(),
-            self.graph
-        )
-    }
 }
 
 impl CapturedStep {
