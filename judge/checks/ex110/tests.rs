@@ -126,6 +126,21 @@ fn a_capture_in_every_step_is_named() {
 }
 
 #[test]
+fn a_graph_that_is_not_the_one_step_is_named() {
+    fails_with(
+        captures_twice_in_new,
+        "captured_once_in_new",
+        "captures_twice_in_new",
+    );
+    fails_with(
+        two_steps_in_the_graph,
+        "captured_once_in_new",
+        "two_steps_in_the_graph",
+    );
+    assert!(run_with(two_steps_in_the_graph, "tokens_equal_eager_decoding").passed());
+}
+
+#[test]
 fn what_a_step_must_not_do_is_named_by_its_kind() {
     fails_with(
         fresh_input_each_step,
@@ -172,6 +187,11 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
         "tokens_equal_eager_decoding",
         "copies_out_before_the_launch",
     );
+    fails_with(
+        copies_in_once,
+        "tokens_equal_eager_decoding",
+        "copies_in_once",
+    );
 }
 
 #[test]
@@ -185,6 +205,11 @@ fn work_on_a_stream_nothing_orders_is_named_by_the_race() {
         captured_on_a_side_stream,
         "tokens_equal_eager_decoding",
         "captured_on_a_side_stream",
+    );
+    fails_with(
+        side_stream_one_way,
+        "tokens_equal_eager_decoding",
+        "side_stream_one_way",
     );
 }
 

@@ -31,6 +31,11 @@ enum Mistake {
     ReplaysTwice,
     /// The step runs `decode_step` eagerly on the static buffers.
     EagerOnTheStaticBuffers,
+    /// The tokens are copied into the static input in the first step only.
+    CopiesInOnce,
+    /// The copy out is on a side stream that waits for the replay, but the
+    /// stream never waits for the side stream.
+    SideStreamOneWay,
 }
 
 /// The solution's step, with one mistake.
@@ -43,6 +48,8 @@ struct Wrong {
     graph: Graph,
     /// A stream for the copy out, when it goes on one of its own.
     side: Option<Stream>,
+    /// Steps made so far.
+    steps: usize,
 }
 
 impl Wrong {
@@ -68,6 +75,7 @@ impl Wrong {
             output,
             graph,
             side: None,
+            steps: 0,
         })
     }
 
@@ -90,6 +98,10 @@ impl Wrong {
                 side.copy(&self.output, next)?;
                 self.stream.wait_event(&side.record_event()?)
             }
+            Some(side) if self.mistake == Mistake::SideStreamOneWay => {
+                side.wait_event(&self.stream.record_event()?)?;
+                side.copy(&self.output, next)
+            }
             Some(side) => side.copy(&self.output, next),
             None => self.stream.copy(&self.output, next),
         }
@@ -99,8 +111,10 @@ impl Wrong {
 impl Stepper for Wrong {
     fn step(&mut self, tokens: View<i32>, next: View<i32>) -> Result<()> {
         let stream = self.stream.clone();
+        self.steps += 1;
         match self.mistake {
             Mistake::InputNotCopied => {}
+            Mistake::CopiesInOnce if self.steps > 1 => {}
             Mistake::FreshInputEachStep => {
                 let staged = stream.alloc_zeros::<i32>(tokens.len())?;
                 stream.copy(tokens, &staged)?;
@@ -196,7 +210,58 @@ pub(super) fn allocates_in_the_capture(
         output,
         graph,
         side: None,
+        steps: 0,
     }))
+}
+
+/// Two graphs captured in `new`, the first thrown away.
+pub(super) fn captures_twice_in_new(
+    stream: &Stream,
+    decoder: &Decoder,
+    batch: usize,
+) -> Result<Box<dyn Stepper>> {
+    let first = Wrong::new(stream, stream, decoder, batch, Mistake::None)?;
+    stream.begin_capture()?;
+    stream.decode_step(decoder, &first.input, &first.output)?;
+    let graph = stream.end_capture()?;
+    Ok(Box::new(Wrong { graph, ..first }))
+}
+
+/// A graph of two steps: the one from the static input into the static
+/// output, then one from the output back into the input.
+pub(super) fn two_steps_in_the_graph(
+    stream: &Stream,
+    decoder: &Decoder,
+    batch: usize,
+) -> Result<Box<dyn Stepper>> {
+    let input = stream.alloc_zeros::<i32>(batch)?;
+    let output = stream.alloc_zeros::<i32>(batch)?;
+    stream.begin_capture()?;
+    stream.decode_step(decoder, &input, &output)?;
+    stream.decode_step(decoder, &output, &input)?;
+    let graph = stream.end_capture()?;
+    Ok(Box::new(Wrong {
+        mistake: Mistake::None,
+        stream: stream.clone(),
+        decoder: decoder.clone(),
+        input,
+        output,
+        graph,
+        side: None,
+        steps: 0,
+    }))
+}
+
+/// The copy out on a side stream that waits for the replay, which the
+/// stream never waits for in turn.
+pub(super) fn side_stream_one_way(
+    stream: &Stream,
+    decoder: &Decoder,
+    batch: usize,
+) -> Result<Box<dyn Stepper>> {
+    let mut step = Wrong::new(stream, stream, decoder, batch, Mistake::SideStreamOneWay)?;
+    step.side = Some(stream.device().new_stream()?);
+    Ok(Box::new(step))
 }
 
 /// The graph captured on a stream of its own, so it replays there, while
@@ -257,4 +322,5 @@ with_mistake! {
     reads_through_a_vec => ReadsThroughAVec,
     replays_twice => ReplaysTwice,
     eager_on_the_static_buffers => EagerOnTheStaticBuffers,
+    copies_in_once => CopiesInOnce,
 }
