@@ -22,6 +22,7 @@ pub mod ex106;
 pub mod ex107;
 pub mod ex108;
 pub mod ex109;
+pub mod ex110;
 
 #[cfg(test)]
 mod tests;
@@ -40,6 +41,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         107 => Some(ex107::CHECKS),
         108 => Some(ex108::CHECKS),
         109 => Some(ex109::CHECKS),
+        110 => Some(ex110::CHECKS),
         _ => None,
     }
 }

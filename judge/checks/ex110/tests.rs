@@ -1,0 +1,237 @@
+//! The suite's own tests: the solution passes every check, and so does
+//! another right way (the copy out on a side stream behind events); each
+//! known-wrong step of `wrong.rs` fails the check that names its cause,
+//! with the message in a snapshot (`snapshots/NAME.snap`).
+
+use super::support::New;
+use super::wrong::*;
+use gpu::Backend;
+use judge_harness::{Ctx, Outcome};
+use std::cell::Cell;
+
+thread_local! {
+    /// The `new` the checks run instead of the solution's.
+    static REPLACEMENT: Cell<Option<New>> = const { Cell::new(None) };
+}
+
+/// The `new` a test put in place of the solution's, if any.
+pub(super) fn replacement() -> Option<New> {
+    REPLACEMENT.with(Cell::get)
+}
+
+/// Runs check `name` with `new` in place of the solution's.
+fn run_with(new: New, name: &str) -> Outcome {
+    REPLACEMENT.with(|r| r.set(Some(new)));
+    let (outcome, _) = crate::tests::run(110, name, None);
+    REPLACEMENT.with(|r| r.set(None));
+    outcome
+}
+
+/// A failure as the learner reads it, the call site reduced to its file.
+fn render(
+    expected: &str,
+    actual: &str,
+    site: Option<gpu::CallSite>,
+    detail: Option<&str>,
+) -> String {
+    let site = site.map_or("none".into(), |s| {
+        s.file.rsplit('/').next().unwrap_or(s.file).to_string()
+    });
+    let text = format!(
+        "expected: {expected}\nactual:   {actual}\nsite:     {site}\ndetail:   {}\n",
+        detail.unwrap_or("none")
+    );
+    without_lines(&text)
+}
+
+/// `text` with the line and column after each `wrong.rs:` and the number
+/// after each `line ` replaced by `LINE`, so that a snapshot does not
+/// change when that file does.
+fn without_lines(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some((at, marker)) = ["wrong.rs:", "line "]
+        .iter()
+        .filter_map(|m| rest.find(m).map(|at| (at, m.len())))
+        .min()
+    {
+        let (head, tail) = rest.split_at(at + marker);
+        out.push_str(head);
+        let bytes = tail.as_bytes();
+        let mut digits = 0;
+        while digits < bytes.len()
+            && (bytes[digits].is_ascii_digit()
+                || (bytes[digits] == b':' && bytes.get(digits + 1).is_some_and(u8::is_ascii_digit)))
+        {
+            digits += 1;
+        }
+        if digits > 0 {
+            out.push_str("LINE");
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Asserts that check `name` fails with `new`, its message the
+/// snapshot `snapshot`.
+#[track_caller]
+fn fails_with(new: New, name: &str, snapshot: &str) {
+    let outcome = run_with(new, name);
+    let Outcome::Failed {
+        expected,
+        actual,
+        site,
+        detail,
+    } = &outcome
+    else {
+        panic!("`{name}` did not fail: {outcome:#?}");
+    };
+    let _snapshots = crate::tests::snapshots(110).bind_to_scope();
+    insta::assert_snapshot!(snapshot, render(expected, actual, *site, detail.as_deref()));
+}
+
+#[test]
+fn the_solution_passes_every_check() {
+    crate::tests::passes_every_check(110);
+}
+
+#[test]
+fn a_copy_out_on_a_side_stream_behind_events_passes_every_check_too() {
+    REPLACEMENT.with(|r| r.set(Some(side_stream_behind_events as New)));
+    crate::tests::passes_every_check(110);
+    REPLACEMENT.with(|r| r.set(None));
+}
+
+#[test]
+fn the_starter_is_right_and_fails_both_checks_of_the_graph() {
+    assert!(run_with(eager, "tokens_equal_eager_decoding").passed());
+    fails_with(eager, "captured_once_in_new", "eager_capture");
+    fails_with(eager, "each_step_is_one_replay", "eager_replay");
+}
+
+#[test]
+fn a_capture_in_every_step_is_named() {
+    fails_with(
+        captures_every_step,
+        "captured_once_in_new",
+        "captures_every_step",
+    );
+    fails_with(
+        captures_every_step,
+        "each_step_is_one_replay",
+        "captures_every_step_replay",
+    );
+}
+
+#[test]
+fn a_graph_that_is_not_the_one_step_is_named() {
+    fails_with(
+        captures_twice_in_new,
+        "captured_once_in_new",
+        "captures_twice_in_new",
+    );
+    fails_with(
+        two_steps_in_the_graph,
+        "captured_once_in_new",
+        "two_steps_in_the_graph",
+    );
+    assert!(run_with(two_steps_in_the_graph, "tokens_equal_eager_decoding").passed());
+}
+
+#[test]
+fn what_a_step_must_not_do_is_named_by_its_kind() {
+    fails_with(
+        fresh_input_each_step,
+        "each_step_is_one_replay",
+        "fresh_input_each_step",
+    );
+    fails_with(
+        synchronizes_every_step,
+        "each_step_is_one_replay",
+        "synchronizes_every_step",
+    );
+    fails_with(
+        reads_through_a_vec,
+        "each_step_is_one_replay",
+        "reads_through_a_vec",
+    );
+    fails_with(replays_twice, "each_step_is_one_replay", "replays_twice");
+    fails_with(
+        eager_on_the_static_buffers,
+        "each_step_is_one_replay",
+        "eager_on_the_static_buffers",
+    );
+}
+
+#[test]
+fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
+    fails_with(
+        input_not_copied,
+        "tokens_equal_eager_decoding",
+        "input_not_copied",
+    );
+    fails_with(
+        fresh_input_each_step,
+        "tokens_equal_eager_decoding",
+        "fresh_input_each_step_tokens",
+    );
+    fails_with(
+        output_not_copied,
+        "tokens_equal_eager_decoding",
+        "output_not_copied",
+    );
+    fails_with(
+        copies_out_before_the_launch,
+        "tokens_equal_eager_decoding",
+        "copies_out_before_the_launch",
+    );
+    fails_with(
+        copies_in_once,
+        "tokens_equal_eager_decoding",
+        "copies_in_once",
+    );
+}
+
+#[test]
+fn work_on_a_stream_nothing_orders_is_named_by_the_race() {
+    fails_with(
+        copies_out_on_another_stream,
+        "tokens_equal_eager_decoding",
+        "copies_out_on_another_stream",
+    );
+    fails_with(
+        captured_on_a_side_stream,
+        "tokens_equal_eager_decoding",
+        "captured_on_a_side_stream",
+    );
+    fails_with(
+        side_stream_one_way,
+        "tokens_equal_eager_decoding",
+        "side_stream_one_way",
+    );
+}
+
+#[test]
+fn a_call_that_fails_is_explained() {
+    fails_with(
+        replaces_the_input,
+        "tokens_equal_eager_decoding",
+        "replaces_the_input",
+    );
+    fails_with(
+        allocates_in_the_capture,
+        "captured_once_in_new",
+        "allocates_in_the_capture",
+    );
+}
+
+#[test]
+fn the_checks_pass_on_any_backend_with_the_solution() {
+    let ctx = Ctx::new(Backend::Auto);
+    for check in super::CHECKS {
+        let result = (check.run)(&ctx);
+        assert!(result.is_ok(), "`{}`: {result:?}", check.name);
+    }
+}

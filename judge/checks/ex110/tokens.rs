@@ -1,0 +1,132 @@
+//! The tokens: every step's equal eager decoding, and when they do not, the
+//! shape of the difference names the cause (a static input nothing wrote,
+//! a step behind, a `next` never written, a read or write on another stream
+//! that nothing orders).
+
+use super::support::{BATCH, PROMPTS, Run, STEPS, UNWRITTEN, run};
+use gpu::{OpKind, RaceReport, TraceEntry};
+use judge_harness::{Ctx, Failure};
+
+/// What the check expects, in words.
+const EXPECTED: &str = "row s + 1 of the history to hold the tokens the decoder chooses after row s, for each of the 12 steps (eager decoding), and no race";
+
+pub(super) fn tokens_equal_eager_decoding(ctx: &Ctx) -> Result<(), Failure> {
+    let run = run(ctx)?;
+    let want = eager(&run);
+    let wrong = (1..=STEPS).find(|&s| run.row(s) != &want[s][..]);
+    match (wrong, run.races.first()) {
+        (None, None) => Ok(()),
+        (None, Some(race)) => Err(right_by_timing(race)),
+        (Some(_), Some(race)) => Err(unordered(race)),
+        (Some(row), None) => Err(diagnose(&run, &want, row - 1)),
+    }
+}
+
+/// Rows 0 to [`STEPS`] of eager decoding: the prompts, then each step's
+/// choice after the row before, on the decoder's CPU twin.
+fn eager(run: &Run) -> Vec<Vec<i32>> {
+    let mut rows = vec![PROMPTS.to_vec()];
+    for s in 0..STEPS {
+        rows.push(run.decoder.reference_step(&rows[s]));
+    }
+    rows
+}
+
+/// Why step `s` (the first wrong one) wrote the wrong tokens, no race
+/// having been found.
+fn diagnose(run: &Run, want: &[Vec<i32>], s: usize) -> Failure {
+    let fail = |actual: String, at: Option<&TraceEntry>| {
+        let failure = Failure::new(EXPECTED, format!("step {s}: {actual}"));
+        match at {
+            Some(e) => failure.at(e.site),
+            None => failure,
+        }
+    };
+    let replay = run.steps[s].iter().find(|e| e.op == OpKind::GraphLaunch);
+    let got = run.row(s + 1);
+    if got.iter().all(|&t| t == UNWRITTEN) {
+        return fail(
+            "`next` was never written: the graph writes the static output it was captured with, never the caller's `next`. Copy the static output into `next` after the graph launch, on the same stream".into(),
+            replay,
+        );
+    }
+    let from_zeros = run.decoder.reference_step(&[0; BATCH]);
+    if (s..STEPS).all(|k| run.row(k + 1) == &from_zeros[..]) {
+        return fail(
+            format!(
+                "{got:?}, the tokens the decoder chooses after token 0, in every step from this one on: the graph decoded from a static input nothing wrote. It reads the buffer it was captured with, never `tokens` and never a buffer made later: copy `tokens` into the static input before each launch"
+            ),
+            replay,
+        );
+    }
+    if behind(run) {
+        let before_replay = run.steps[s]
+            .iter()
+            .take_while(|e| e.op != OpKind::GraphLaunch)
+            .filter(|e| e.op == OpKind::CopyDeviceToDevice)
+            .last();
+        return fail(
+            format!(
+                "{got:?}, and every step's `next` holds what the replay of the step before computed (step 0's, what the static output held before any replay): each step copies the static output out before its own replay writes it. Copy the static output into `next` after the graph launch"
+            ),
+            before_replay.or(replay),
+        );
+    }
+    if let Some(k) = (0..s).find(|&k| got == &run.decoder.reference_step(run.row(k))[..]) {
+        return fail(
+            format!(
+                "{got:?}, the tokens the decoder chooses after row {k}, an earlier step's: the graph decoded from what its static input held before. Copy `tokens` into the static input before each launch"
+            ),
+            replay,
+        );
+    }
+    fail(
+        format!(
+            "{got:?} where eager decoding chooses {:?} after {:?} (the rows before are right)",
+            want[s + 1],
+            run.row(s)
+        ),
+        replay,
+    )
+}
+
+/// Whether every step from the second on wrote what the replay of the step
+/// before it computed: the copy out queued before the launch.
+fn behind(run: &Run) -> bool {
+    (1..STEPS).all(|s| run.row(s + 1) == &run.decoder.reference_step(run.row(s - 1))[..])
+        && run.row(1) != &run.decoder.reference_step(run.row(0))[..]
+}
+
+/// The cause a race report names, in words.
+fn race_cause(race: &RaceReport) -> String {
+    format!(
+        "two operations on the same memory that nothing orders, {} at {} and {} at {}: the graph launches on the stream it was captured on, so the copy in, the launch and the copy out belong on that stream, the one given to `new` (or each waits for an event recorded there after the work before it)",
+        race.previous.what, race.previous.site, race.current.what, race.current.site
+    )
+}
+
+/// A wrong result with a race behind it: the race is the cause.
+fn unordered(race: &RaceReport) -> Failure {
+    Failure::new(
+        EXPECTED,
+        format!(
+            "the tokens are wrong, and the race checker says why: {}",
+            race_cause(race)
+        ),
+    )
+    .at(race.current.site)
+    .detail(race.to_string())
+}
+
+/// The tokens came out right, but only because the GPU was quick.
+fn right_by_timing(race: &RaceReport) -> Failure {
+    Failure::new(
+        EXPECTED,
+        format!(
+            "the tokens came out right in this run, but only because the GPU happened to finish in time; the race checker found {}",
+            race_cause(race)
+        ),
+    )
+    .at(race.current.site)
+    .detail(race.to_string())
+}
