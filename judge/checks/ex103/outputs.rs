@@ -175,14 +175,24 @@ fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
     let first_bad = (0..rows.len())
         .find(|&r| rows[r] != want[r])
         .expect("a wrong row");
-    if first_bad > 0 {
+    let zero_row = reference(model, &[0.0; WIDTH]);
+    if first_bad > 0 && rows[first_bad..].iter().all(|row| *row == &zero_row[..]) {
         return format!(
-            "rows 0..{first_bad} are right and rows {first_bad}..{} wrong: the step ran in a bucket of {first_bad} rows, too small for a batch of {}; \
-             pad up to the smallest bucket that holds the batch",
+            "rows 0..{first_bad} are right and rows {first_bad}..{} hold the model's output for rows of zeros: either \
+             the padding fill began inside the batch and zeroed its last rows (the padding begins at row {}, right after \
+             the batch), or the graph launched computes only {first_bad} rows (a bucket too small, or another bucket's \
+             graph) and those rows are left from an earlier replay's padding",
             step.rows, step.rows
         );
     }
-    let zero_row = reference(model, &[0.0; WIDTH]);
+    if first_bad > 0 {
+        return format!(
+            "rows 0..{first_bad} are right and rows {first_bad}..{} wrong: the graph launched computed only {first_bad} rows, \
+             too few for a batch of {}; launch the graph captured for the smallest bucket that holds the batch (a bucket \
+             too small, or another bucket's graph, leaves the last rows uncomputed)",
+            step.rows, step.rows
+        );
+    }
     let earlier = |row: &[f32]| {
         steps[..k]
             .iter()
@@ -190,7 +200,7 @@ fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
     };
     if rows.iter().any(|row| *row == &zero_row[..] || earlier(row)) {
         return "stale data replayed: the graph computed from what the static input held before, not from this batch. \
-                Copy each batch into the static input before launching the graph"
+                Copy each batch into the static input before launching the graph, and write nothing over its rows after"
             .to_string();
     }
     let c = (0..WIDTH)

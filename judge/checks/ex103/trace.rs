@@ -158,25 +158,62 @@ fn graph_launch<'a>(entries: &[&'a TraceEntry]) -> Option<&'a TraceEntry> {
         .copied()
 }
 
-/// Why the padding rows of a batch of `rows` are left stale, if they are:
-/// before the graph launch, nothing (a fill, a memset or a copy) wrote as
-/// many bytes as the padding holds, from the batch's last row to its
-/// bucket's, or as the whole bucket (a padded batch copied in at once).
+/// Why the padding rows of a batch of `rows` are wrong before the graph
+/// launch, if they are: a fill that also covers the batch's last rows, a
+/// fill of the whole bucket after the batch was copied in, or nothing (a
+/// fill, a memset or a copy) that wrote as many bytes as the padding holds,
+/// from the batch's last row to its bucket's, or as the whole bucket (a
+/// padded batch copied in at once). A bucket too small is the bucket
+/// check's to tell.
 fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
     let bucket = graph_buffers::bucket_for(rows)?;
-    let padding = ((bucket - rows) * WIDTH * 4) as u64;
-    let whole = (bucket * WIDTH * 4) as u64;
-    if padding == 0 {
+    if bucket <= rows {
         return None;
     }
-    let before_launch = entries.iter().take_while(|e| e.op != OpKind::GraphLaunch);
+    let row = (WIDTH * 4) as u64;
+    let padding = (bucket - rows) as u64 * row;
+    let whole = bucket as u64 * row;
+    let before_launch: Vec<&TraceEntry> = entries
+        .iter()
+        .take_while(|e| e.op != OpKind::GraphLaunch)
+        .copied()
+        .collect();
+    let is_fill = |e: &TraceEntry| matches!(e.op, OpKind::Launch | OpKind::Memset);
+    let is_write = |e: &TraceEntry| {
+        matches!(
+            e.op,
+            OpKind::Launch | OpKind::Memset | OpKind::CopyDeviceToDevice
+        )
+    };
+    if let Some(fill) = before_launch
+        .iter()
+        .filter(|e| is_fill(e))
+        .find(|e| e.bytes > padding && e.bytes < whole && e.bytes % row == 0)
+    {
+        let filled = fill.bytes / row;
+        let over = filled - (bucket - rows) as u64;
+        return Some(format!(
+            "the padding fill before the graph launch wrote {filled} rows where the padding has {}: it began inside the batch, at row {}, and zeroed the batch's last {over} row(s); the padding is rows {rows}..{bucket}, from right after the batch's last row",
+            bucket - rows,
+            bucket as u64 - filled
+        ));
+    }
+    let batch = rows as u64 * row;
+    let copy_in = before_launch.iter().position(|e| {
+        e.bytes == batch && matches!(e.op, OpKind::CopyDeviceToDevice | OpKind::CopyHostToDevice)
+    });
+    if let Some(i) = copy_in
+        && before_launch[i + 1..]
+            .iter()
+            .any(|e| is_fill(e) && e.bytes == whole)
+    {
+        return Some(format!(
+            "the whole bucket ({bucket} rows) was filled after the batch was copied in: the fill overwrote the batch's {rows} rows, so the graph computed from zeros; fill only the padding rows {rows}..{bucket} (or the whole bucket before the copy in)"
+        ));
+    }
     let written = before_launch
-        .filter(|e| {
-            matches!(
-                e.op,
-                OpKind::Launch | OpKind::Memset | OpKind::CopyDeviceToDevice
-            )
-        })
+        .iter()
+        .filter(|e| is_write(e))
         .any(|e| e.bytes == padding || e.bytes == whole);
     (!written).then(|| {
         format!(
