@@ -35,5 +35,8 @@ fn profile_through_the_bridge_times_the_launches_it_is_given() {
         .iter()
         .filter(|e| e.name == "spin")
         .count();
-    assert_eq!(spins, 12, "the launches and the gate ran on the judge's device");
+    assert_eq!(
+        spins, 12,
+        "the launches and the gate ran on the judge's device"
+    );
 }

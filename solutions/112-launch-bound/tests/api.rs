@@ -34,7 +34,10 @@ fn the_statements_api_sketch_runs() -> gpu::Result<()> {
     let cal = device.calibration();
     for (p, micros) in profiles.iter().zip([0u64, 1, 12, 25, 50]) {
         let gpu_ns = (micros * 1000).max(cal.kernel_min_ns) as f64;
-        assert!((p.cpu_us * 1e3 / cal.launch_ns as f64 - 1.0).abs() < 1e-3, "{p:?}");
+        assert!(
+            (p.cpu_us * 1e3 / cal.launch_ns as f64 - 1.0).abs() < 1e-3,
+            "{p:?}"
+        );
         assert!((p.gpu_us * 1e3 / gpu_ns - 1.0).abs() < 1e-3, "{p:?}");
     }
     let bounds: Vec<Bound> = profiles.iter().map(Profile::bound).collect();
