@@ -28,8 +28,8 @@ pub(super) fn the_cpu_time_is_one_launch(ctx: &Ctx) -> Result<(), Failure> {
         per_size(sizes, |s| s.profile.cpu_us)
     );
     let failure = Failure::new(expected, actual);
-    let failure = match measurement.wait_in_the_loop(size) {
-        Some(wait) => failure.at(wait.site),
+    let failure = match waited(&measurement, size) {
+        Some(site) => failure.at(site),
         None => failure,
     };
     Err(failure.detail(format!("{}; {SECTION}", why(&measurement, size))))
@@ -65,6 +65,16 @@ fn follows_the_plan(measurement: &Measured) -> Result<(), Failure> {
     .detail(format!("{why}; {SECTION}")))
 }
 
+/// Where the CPU waited in the time the learner's clock counted: inside
+/// the timed loop, or after it when the clock stopped after the wait.
+fn waited(measurement: &Measured, size: &Size) -> Option<gpu::CallSite> {
+    if let Some(wait) = measurement.wait_in_the_loop(size) {
+        return Some(wait.site);
+    }
+    let (per_launch, wait) = measurement.until_the_wait(size)?;
+    near(size.profile.cpu_us, per_launch).then_some(wait.site)
+}
+
 /// Why the CPU time of one launch of `size` is not what the judge measured.
 fn why(measurement: &Measured, size: &Size) -> String {
     let (cpu, truth) = (size.profile.cpu_us, size.reference.cpu_us);
@@ -85,12 +95,13 @@ fn why(measurement: &Measured, size: &Size) -> String {
             PLAN.launches
         );
     }
-    let gpu = size.reference.gpu_us;
-    if gpu > truth && cpu >= gpu / FACTOR {
+    if let Some((per_launch, wait)) = measurement.until_the_wait(size)
+        && near(cpu, per_launch)
+    {
         return format!(
-            "{} is about the GPU time of one kernel ({}): the clock stopped after a wait for the kernels (a synchronize, or `elapsed_ms`, which waits for its events); the CPU time of a launch is the clock read after the last launch, before any wait",
+            "{} is the time from the first timed launch until {} returned, over the launches: the clock stopped after that wait for the GPU (a synchronize, or `elapsed_ms`, which waits for its events), so it counts the GPU's time too; read the clock right after the last launch, before any wait",
             us(cpu),
-            us(gpu)
+            describe_wait(&wait)
         );
     }
     if near(cpu, truth * n) {

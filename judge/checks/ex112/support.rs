@@ -111,6 +111,22 @@ impl Measured {
             .find(|e| e.blocking.is_some())
     }
 
+    /// The first call after the last timed launch of `size` that can make
+    /// the CPU wait, and the CPU time per timed launch from the first timed
+    /// launch to that call's return, in microseconds: what a clock stopped
+    /// after that call reports.
+    pub(crate) fn until_the_wait(&self, size: &Size) -> Option<(f64, TraceEntry)> {
+        let timed = size.timed();
+        let (first, last) = (timed.first()?, timed.last()?);
+        let entries = self.entries(size);
+        let started = entries.iter().find(|e| e.seq >= first.0)?.cpu_start_ns;
+        let wait = entries
+            .into_iter()
+            .find(|e| e.seq >= last.1 && e.blocking.is_some())?;
+        let per_launch = wait.cpu_end_ns.saturating_sub(started) as f64 / 1e3 / timed.len() as f64;
+        Some((per_launch, wait))
+    }
+
     /// Whether the learner's `profile` of `size` recorded an event.
     pub(crate) fn recorded_events(&self, size: &Size) -> bool {
         self.entries(size)
