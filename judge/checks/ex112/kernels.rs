@@ -114,7 +114,6 @@ fn starts_before_the_gate(measurement: &Measured, size: &Size) -> bool {
     let start = entries.iter().find(|e| e.op == OpKind::EventRecord);
     let gate = entries
         .iter()
-        .filter(|e| e.seq < first_timed.0 && e.op == OpKind::Launch && !launched(e.seq))
-        .next_back();
+        .rfind(|e| e.seq < first_timed.0 && e.op == OpKind::Launch && !launched(e.seq));
     matches!((start, gate), (Some(start), Some(gate)) if start.seq < gate.seq)
 }

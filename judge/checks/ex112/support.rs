@@ -26,8 +26,6 @@ pub(crate) const PLAN: Plan = Plan {
 /// 3.8 and 1.4), so the first two are launch-bound and the last three
 /// compute-bound, by a factor of two or more on either side.
 pub(crate) const SIZES_US: [u64; 5] = [0, 1, 12, 25, 50];
-/// The index of the first compute-bound size.
-pub(crate) const CROSSOVER: usize = 2;
 /// The CPU time of the first launch of each size: its module loaded.
 pub(crate) const COLD: Duration = Duration::from_millis(2);
 /// How far a learner's figure may be from the judge's, as a factor either

@@ -5,13 +5,16 @@
 //! message in a snapshot (`snapshots/NAME.snap`). The CUDA version of the
 //! measurement test is ignored without a GPU.
 
-use super::support::{CROSSOVER, PLAN, ProfileFn, SIZES_US, measured, reference};
+use super::support::{PLAN, ProfileFn, SIZES_US, measured, reference};
 use super::wrong::*;
 use gpu::Backend;
 use judge_harness::{Ctx, Outcome};
 use launch_bound::{Bound, Profile};
 use std::cell::Cell;
 use std::time::Duration;
+
+/// The index of the first compute-bound size of the judge's.
+const CROSSOVER: usize = 2;
 
 /// A classification in place of the solution's.
 pub(super) type BoundFn = fn(&Profile) -> Bound;
