@@ -2,13 +2,17 @@
 //! kernels back to back, so that no gap between two launches is counted.
 
 use super::support::{
-    FACTOR, Measured, PLAN, SECTION, Size, close, describe_wait, measured, near, per_size, us,
+    FACTOR, Measured, PLAN, SECTION, Size, close, describe_wait, judged, near, per_size, us,
 };
 use gpu::OpKind;
 use judge_harness::{Ctx, Failure};
 
 pub(super) fn the_gpu_time_is_one_kernel(ctx: &Ctx) -> Result<(), Failure> {
-    let measurement = measured(ctx)?;
+    judged(ctx, one_kernel)
+}
+
+/// The verdict on one measurement.
+fn one_kernel(measurement: &Measured) -> Result<(), Failure> {
     let sizes = &measurement.sizes;
     let Some(size) = sizes
         .iter()
@@ -31,7 +35,7 @@ pub(super) fn the_gpu_time_is_one_kernel(ctx: &Ctx) -> Result<(), Failure> {
         Some(wait) if measurement.recorded_events(size) => failure.at(wait.site),
         _ => failure,
     };
-    Err(failure.detail(format!("{}; {SECTION}", why(&measurement, size))))
+    Err(failure.detail(format!("{}; {SECTION}", why(measurement, size))))
 }
 
 /// Why the GPU time of one kernel of `size` is not what the judge measured.

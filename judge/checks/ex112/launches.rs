@@ -2,14 +2,20 @@
 //! that only queue, once each size's first (cold) launch is out of the way.
 
 use super::support::{
-    COLD, FACTOR, Measured, PLAN, SECTION, Size, close, describe_wait, measured, near, per_size, us,
+    COLD, FACTOR, Measured, PLAN, SECTION, Size, close, describe_wait, judged, near, per_size, us,
 };
 use judge_harness::{Ctx, Failure};
 
 pub(super) fn the_cpu_time_is_one_launch(ctx: &Ctx) -> Result<(), Failure> {
-    let measurement = measured(ctx)?;
-    ctx.save_timeline(&measurement.device);
-    follows_the_plan(&measurement)?;
+    judged(ctx, |measurement| {
+        ctx.save_timeline(&measurement.device);
+        one_launch(measurement)
+    })
+}
+
+/// The verdict on one measurement.
+fn one_launch(measurement: &Measured) -> Result<(), Failure> {
+    follows_the_plan(measurement)?;
     let sizes = &measurement.sizes;
     let Some(size) = sizes
         .iter()
@@ -28,11 +34,11 @@ pub(super) fn the_cpu_time_is_one_launch(ctx: &Ctx) -> Result<(), Failure> {
         per_size(sizes, |s| s.profile.cpu_us)
     );
     let failure = Failure::new(expected, actual);
-    let failure = match waited(&measurement, size) {
+    let failure = match waited(measurement, size) {
         Some(site) => failure.at(site),
         None => failure,
     };
-    Err(failure.detail(format!("{}; {SECTION}", why(&measurement, size))))
+    Err(failure.detail(format!("{}; {SECTION}", why(measurement, size))))
 }
 
 /// Passes when each size's `launch` was called `warmup + launches` times

@@ -11,7 +11,7 @@
 //! then with the learner's `profile`, and keeps the trace marks of each
 //! launch the learner's code made.
 
-use gpu::{Device, OpKind, Stream, StreamId, TraceEntry};
+use gpu::{BackendKind, Device, OpKind, Stream, StreamId, TraceEntry};
 use judge_harness::{Ctx, Failure};
 use launch_bound::{Plan, Profile};
 use std::time::Duration;
@@ -24,13 +24,17 @@ pub(crate) const PLAN: Plan = Plan {
 /// The kernel sizes, in microseconds of `spin`: the H200 launches in about
 /// 4.6 µs and runs the shortest kernel in about 1.3 µs (the virtual GPU:
 /// 3.8 and 1.4), so the first two are launch-bound and the last three
-/// compute-bound, by a factor of two or more on either side.
+/// compute-bound: on the virtual GPU by a factor of 2.7 or more either
+/// way, on the H200 by 1.8 or more (its 1 µs kernel runs in about 2.4 µs).
 pub(crate) const SIZES_US: [u64; 5] = [0, 1, 12, 25, 50];
 /// The CPU time of the first launch of each size: its module loaded.
 pub(crate) const COLD: Duration = Duration::from_millis(2);
 /// How far a learner's figure may be from the judge's, as a factor either
 /// way: a real GPU's launch varies by a third from one round to the next.
 pub(crate) const FACTOR: f64 = 1.5;
+/// How many times a check of a measurement measures on a real GPU before
+/// it fails.
+pub(crate) const ATTEMPTS: usize = 3;
 /// Where the rules are.
 pub(crate) const SECTION: &str = "see cpu-and-gpu.md#launch-cost-against-kernel-time";
 
@@ -175,6 +179,27 @@ pub(crate) fn measured(ctx: &Ctx) -> Result<Measured, Failure> {
         stream: stream.id(),
         sizes,
     })
+}
+
+/// `judge` of a fresh measurement; on a real GPU, again while it fails, up
+/// to [`ATTEMPTS`] measurements: a hiccup of a shared machine (the thread
+/// descheduled for a moment among the 100 launches) shows in one, a
+/// mistake in every one. The virtual GPU measures the same every time, so
+/// once is enough there.
+pub(crate) fn judged(
+    ctx: &Ctx,
+    judge: impl Fn(&Measured) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut attempts = 0;
+    loop {
+        let measurement = measured(ctx)?;
+        let verdict = judge(&measurement);
+        attempts += 1;
+        let again = measurement.device.backend() == BackendKind::Cuda && attempts < ATTEMPTS;
+        if verdict.is_ok() || !again {
+            return verdict;
+        }
+    }
 }
 
 /// The learner's `profile` of one size, on `stream`.

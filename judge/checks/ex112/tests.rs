@@ -151,8 +151,8 @@ fn the_judges_measurement_is_the_virtual_gpus_model() {
 
 /// Every size's classification, from the judge's own measurement on
 /// `backend`: the first [`CROSSOVER`] launch-bound, the rest compute-bound,
-/// each by a factor of two or more.
-fn sizes_are_far_from_the_crossover(backend: Backend) {
+/// each by a factor of `margin` or more.
+fn sizes_are_far_from_the_crossover(backend: Backend, margin: f64) {
     let measured = measured(&Ctx::new(backend)).expect("the sizes are measured");
     for (i, size) in measured.sizes.iter().enumerate() {
         let p = size.reference;
@@ -169,21 +169,21 @@ fn sizes_are_far_from_the_crossover(backend: Backend) {
             false => p.gpu_us / p.cpu_us,
         };
         assert!(
-            ratio >= 2.0,
-            "size {i} is within a factor of 2 of the crossover: {p:?}"
+            ratio >= margin,
+            "size {i} is within a factor of {margin} of the crossover: {p:?}"
         );
     }
 }
 
 #[test]
 fn the_sizes_are_far_from_the_crossover_on_the_virtual_gpu() {
-    sizes_are_far_from_the_crossover(Backend::Virtual);
+    sizes_are_far_from_the_crossover(Backend::Virtual, 2.7);
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn the_sizes_are_far_from_the_crossover_on_the_gpu() {
-    sizes_are_far_from_the_crossover(Backend::Cuda);
+    sizes_are_far_from_the_crossover(Backend::Cuda, 1.5);
     let ctx = Ctx::new(Backend::Cuda);
     for check in super::CHECKS {
         let result = (check.run)(&ctx);
