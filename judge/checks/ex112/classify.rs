@@ -144,9 +144,12 @@ pub(super) fn the_crossover_is_the_first_compute_bound_size(_: &Ctx) -> Result<(
     for (profiles, answer) in lists() {
         let asked = format!("the crossover of {}: {answer:?}", words(&profiles));
         let got = unless_it_panics(|| crossover(&profiles)).map_err(|panic| {
-            Failure::new(asked.clone(), format!("it panicked: {panic}")).detail(format!(
-                "a list may be empty (no size measured), and then there is no crossover: `None`; {SECTION}"
-            ))
+            let why = match profiles.is_empty() {
+                true => "a list may be empty (no size measured), and then there is no crossover: `None`",
+                false => "the crossover is the index of the first compute-bound profile, `None` when there is none",
+            };
+            Failure::new(asked.clone(), format!("it panicked: {panic}"))
+                .detail(format!("{why}; {SECTION}"))
         })?;
         if got != answer {
             return Err(Failure::new(asked, format!("{got:?}"))

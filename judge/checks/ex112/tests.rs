@@ -323,6 +323,11 @@ fn a_crossover_off_by_one_is_named() {
         "after_the_last_launch_bound",
     );
     fails_with(
+        (None, None, Some(crossover_not_written)),
+        "the_crossover_is_the_first_compute_bound_size",
+        "crossover_not_written",
+    );
+    fails_with(
         (None, None, Some(panics_on_no_size)),
         "the_crossover_is_the_first_compute_bound_size",
         "panics_on_no_size",
