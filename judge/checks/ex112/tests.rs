@@ -5,10 +5,10 @@
 //! message in a snapshot (`snapshots/NAME.snap`). The CUDA version of the
 //! measurement test is ignored without a GPU.
 
-use super::support::{PLAN, ProfileFn, SIZES_US, measured, reference};
+use super::support::{PLAN, ProfileFn, SIZES_US, judged, measured, reference};
 use super::wrong::*;
 use gpu::Backend;
-use judge_harness::{Ctx, Outcome};
+use judge_harness::{Ctx, Failure, Outcome};
 use launch_bound::{Bound, Profile};
 use std::cell::Cell;
 use std::time::Duration;
@@ -331,5 +331,20 @@ fn a_crossover_off_by_one_is_named() {
         (None, None, Some(panics_on_no_size)),
         "the_crossover_is_the_first_compute_bound_size",
         "panics_on_no_size",
+    );
+}
+
+#[test]
+fn the_virtual_gpu_measures_once_even_when_a_check_fails() {
+    let attempts = Cell::new(0);
+    let verdict = judged(&Ctx::new(Backend::Virtual), |_| {
+        attempts.set(attempts.get() + 1);
+        Err(Failure::new("a pass", "a failure"))
+    });
+    assert!(verdict.is_err());
+    assert_eq!(
+        attempts.get(),
+        1,
+        "the virtual GPU measures the same every time"
     );
 }
