@@ -70,6 +70,53 @@ pub(crate) fn passes_every_check(id: u32) {
     }
 }
 
+/// A failure as the learner reads it, the call site reduced to its file.
+pub(crate) fn render(
+    expected: &str,
+    actual: &str,
+    site: Option<gpu::CallSite>,
+    detail: Option<&str>,
+) -> String {
+    let site = site.map_or("none".into(), |s| {
+        s.file.rsplit('/').next().unwrap_or(s.file).to_string()
+    });
+    let text = format!(
+        "expected: {expected}\nactual:   {actual}\nsite:     {site}\ndetail:   {}\n",
+        detail.unwrap_or("none")
+    );
+    without_lines(&text)
+}
+
+/// `text` with the line and column after each `wrong.rs:` and the number
+/// after each `line ` replaced by `LINE`, so that a snapshot does not
+/// change when that file does.
+fn without_lines(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some((at, marker)) = ["wrong.rs:", "line "]
+        .iter()
+        .filter_map(|m| rest.find(m).map(|at| (at, m.len())))
+        .min()
+    {
+        let (head, tail) = rest.split_at(at + marker);
+        out.push_str(head);
+        let bytes = tail.as_bytes();
+        let mut digits = 0;
+        while digits < bytes.len()
+            && (bytes[digits].is_ascii_digit()
+                || (bytes[digits] == b':' && bytes.get(digits + 1).is_some_and(u8::is_ascii_digit)))
+        {
+            digits += 1;
+        }
+        if digits > 0 {
+            out.push_str("LINE");
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The ids of the suite folders `exID/` beside this file.
 fn suite_folders() -> Vec<u32> {
     let mut ids: Vec<u32> = std::fs::read_dir(here())

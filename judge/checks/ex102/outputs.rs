@@ -3,7 +3,7 @@
 
 use super::support::{CPU_STEP, EOS, Steps, mixed_batch, reference, request, setup};
 use gpu::{Actor, CallSite, OpKind, RaceKind, TraceEntry};
-use judge_harness::bridge::{AgentGone, LearnerPanic};
+use judge_harness::bridge::unless_it_panics;
 use judge_harness::{Ctx, Failure};
 use overlap_sampler::Batch;
 
@@ -239,26 +239,6 @@ fn stops_once_every_request_has_finished(ctx: &Ctx) -> Result<(), Failure> {
         )
         .detail("an empty batch has every request finished before the first step (there are none), so the loop runs no step: an empty batch has no longest limit to run for, nor any request to index; loop `while !sampler.is_finished()`, which is true at once")),
     }
-}
-
-/// `f`'s value, or the message and place of the learner's panic in it.
-fn unless_it_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
-        if payload.is::<AgentGone>() {
-            std::panic::resume_unwind(payload);
-        }
-        if let Some(p) = payload.downcast_ref::<LearnerPanic>() {
-            return match p.location {
-                Some(at) => format!("`{}` at {at}", p.message),
-                None => format!("`{}`", p.message),
-            };
-        }
-        payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_string()))
-            .map_or_else(|| "a panic".into(), |m| format!("`{m}`"))
-    })
 }
 
 pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure> {

@@ -27,53 +27,6 @@ fn run_with(generate: Generate, name: &str) -> Outcome {
     outcome
 }
 
-/// A failure as the learner reads it, the call site reduced to its file.
-fn render(
-    expected: &str,
-    actual: &str,
-    site: Option<gpu::CallSite>,
-    detail: Option<&str>,
-) -> String {
-    let site = site.map_or("none".into(), |s| {
-        s.file.rsplit('/').next().unwrap_or(s.file).to_string()
-    });
-    let text = format!(
-        "expected: {expected}\nactual:   {actual}\nsite:     {site}\ndetail:   {}\n",
-        detail.unwrap_or("none")
-    );
-    without_lines(&text)
-}
-
-/// `text` with the line and column after each `wrong.rs:` and the number
-/// after each `line ` replaced by `LINE`, so that a snapshot does not
-/// change when that file does.
-fn without_lines(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some((at, marker)) = ["wrong.rs:", "line "]
-        .iter()
-        .filter_map(|m| rest.find(m).map(|at| (at, m.len())))
-        .min()
-    {
-        let (head, tail) = rest.split_at(at + marker);
-        out.push_str(head);
-        let bytes = tail.as_bytes();
-        let mut digits = 0;
-        while digits < bytes.len()
-            && (bytes[digits].is_ascii_digit()
-                || (bytes[digits] == b':' && bytes.get(digits + 1).is_some_and(u8::is_ascii_digit)))
-        {
-            digits += 1;
-        }
-        if digits > 0 {
-            out.push_str("LINE");
-        }
-        rest = &tail[digits..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Asserts that check `name` fails with `generate`, its message the
 /// snapshot `snapshot`.
 #[track_caller]
@@ -89,7 +42,10 @@ fn fails_with(generate: Generate, name: &str, snapshot: &str) {
         panic!("`{name}` did not fail: {outcome:#?}");
     };
     let _snapshots = crate::tests::snapshots(108).bind_to_scope();
-    insta::assert_snapshot!(snapshot, render(expected, actual, *site, detail.as_deref()));
+    insta::assert_snapshot!(
+        snapshot,
+        crate::tests::render(expected, actual, *site, detail.as_deref())
+    );
 }
 
 #[test]
