@@ -23,6 +23,7 @@ pub mod ex107;
 pub mod ex108;
 pub mod ex109;
 pub mod ex110;
+pub mod ex111;
 
 #[cfg(test)]
 mod tests;
@@ -42,6 +43,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         108 => Some(ex108::CHECKS),
         109 => Some(ex109::CHECKS),
         110 => Some(ex110::CHECKS),
+        111 => Some(ex111::CHECKS),
         _ => None,
     }
 }

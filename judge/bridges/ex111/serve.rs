@@ -24,7 +24,8 @@ pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
                     site,
                 }));
             };
-            let (producer, consumer) = (proxy::stream(link, producer), proxy::stream(link, consumer));
+            let (producer, consumer) =
+                (proxy::stream(link, producer), proxy::stream(link, consumer));
             agent::answer(&learner::handoff(&producer, &consumer, &host, x, y))
         }
     }
