@@ -1,0 +1,42 @@
+//! The bridge against the reference solution, with the agent in a thread.
+
+use super::*;
+use std::time::Duration;
+
+#[test]
+fn profile_through_the_bridge_times_the_launches_it_is_given() {
+    let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
+    let stream = device.new_stream().unwrap();
+    let mut launches = 0;
+    let (profile, bound, from) = judge_harness::bridge::loopback(serve::serve, || {
+        let mut launch = |s: &Stream| {
+            launches += 1;
+            s.spin(Duration::from_micros(20))
+        };
+        let plan = Plan {
+            warmup: 1,
+            launches: 10,
+        };
+        let profile = profile(&stream, plan, &mut launch).unwrap();
+        let small = Profile {
+            cpu_us: 4.0,
+            gpu_us: 1.0,
+        };
+        (profile, profile.bound(), crossover(&[small, profile]))
+    });
+    assert_eq!(launches, 11, "one warm-up and ten timed launches, here");
+    assert!((profile.gpu_us - 20.0).abs() < 0.01, "{profile:?}");
+    let launch_us = device.calibration().launch_ns as f64 / 1e3;
+    assert!((profile.cpu_us - launch_us).abs() < 0.01, "{profile:?}");
+    assert_eq!((bound, from), (Bound::Compute, Some(1)));
+    let spins = device
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| e.name == "spin")
+        .count();
+    assert_eq!(
+        spins, 12,
+        "the launches and the gate ran on the judge's device"
+    );
+}
