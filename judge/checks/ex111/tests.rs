@@ -10,16 +10,16 @@ use judge_harness::{Ctx, Outcome};
 use std::cell::Cell;
 
 thread_local! {
-    /// The `new` the checks run instead of the solution's.
+    /// The `handoff` the checks run instead of the solution's.
     static REPLACEMENT: Cell<Option<Handoff>> = const { Cell::new(None) };
 }
 
-/// The `new` a test put in place of the solution's, if any.
+/// The `handoff` a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<Handoff> {
     REPLACEMENT.with(Cell::get)
 }
 
-/// Runs check `name` with `new` in place of the solution's.
+/// Runs check `name` with `new` in place of the solution's `handoff`.
 fn run_with(new: Handoff, name: &str) -> Outcome {
     REPLACEMENT.with(|r| r.set(Some(new)));
     let (outcome, _) = crate::tests::run(111, name, None);
@@ -179,6 +179,32 @@ fn work_on_the_wrong_stream_or_missing_is_named() {
         wrong_layer,
         "output_is_the_layer_of_the_upload",
         "wrong_layer",
+    );
+}
+
+#[test]
+fn a_right_output_with_a_race_is_told_it_was_timing() {
+    REPLACEMENT.with(|r| r.set(Some(no_order as Handoff)));
+    let run = super::support::run(&Ctx::new(Backend::Virtual));
+    REPLACEMENT.with(|r| r.set(None));
+    let mut run = run.expect("the unordered handoff runs");
+    assert!(!run.races.is_empty(), "the unordered handoff races");
+    // As a real GPU may leave it when the upload happens to finish first.
+    run.y = run
+        .batch
+        .iter()
+        .map(|&x| super::support::layer(x))
+        .collect();
+    let failure = super::output::outputs(&run).expect_err("a race fails the check");
+    let _snapshots = crate::tests::snapshots(111).bind_to_scope();
+    insta::assert_snapshot!(
+        "right_by_timing",
+        render(
+            &failure.expected,
+            &failure.actual,
+            failure.site,
+            failure.detail.as_deref()
+        )
     );
 }
 
