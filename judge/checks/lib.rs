@@ -23,6 +23,7 @@ pub mod ex107;
 pub mod ex108;
 pub mod ex109;
 pub mod ex110;
+pub mod ex111;
 pub mod ex112;
 
 #[cfg(test)]
@@ -43,6 +44,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         108 => Some(ex108::CHECKS),
         109 => Some(ex109::CHECKS),
         110 => Some(ex110::CHECKS),
+        111 => Some(ex111::CHECKS),
         112 => Some(ex112::CHECKS),
         _ => None,
     }
