@@ -5,6 +5,7 @@
 use super::support::{batch, batch_sizes, eager, reference, runner};
 use gpu::OpKind;
 use graph_buffers::{Model, WIDTH};
+use judge_harness::ordering::missed_order;
 use judge_harness::{Ctx, Failure};
 
 /// What the output buffer holds before the decode: a value no step makes.
@@ -48,6 +49,14 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
         step.want = want[step.first_row * WIDTH..(step.first_row + step.rows) * WIDTH].to_vec();
     }
     let races: Vec<String> = device.races().iter().map(ToString::to_string).collect();
+    // What the trace says of the first race's missing order, when an event
+    // or a wait was tried and misplaced.
+    let missed = device
+        .races()
+        .first()
+        .and_then(|race| missed_order(&device.trace().entries, race))
+        .map(|why| format!(": {why}"))
+        .unwrap_or_default();
     let wrong: Vec<usize> = (0..steps.len())
         .filter(|&k| got[range(&steps[k])] != steps[k].want[..])
         .collect();
@@ -68,12 +77,16 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
                 "the graphs replay on stream {other}, the stream they were captured on, while `decode` copies each batch in and its rows out on the runner's stream {}, and nothing orders the two: a replay may run before its batch is copied in, or after the next one is. Capture the graphs on the runner's stream, so that every step is in one stream's order",
                 stream.id()
             )
+        } else if let Some(late) =
+            copied_out_after_the_last_launch(&steps, k, &got, trace.since(mark))
+        {
+            late
         } else {
             diagnose(&model, &steps, k, &got[range(&steps[k])])
         };
         let why = match races.first() {
             Some(race) => format!(
-                "{why}; the race checker found {} race(s) between the streams, which is what made it wrong; the first: {}",
+                "{why}; the race checker found {} race(s) between the streams, which is what made it wrong; the first: {}{missed}",
                 races.len(),
                 race.lines().next().unwrap_or_default()
             ),
@@ -96,11 +109,50 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
     if !races.is_empty() {
         return Err(Failure::new(
             "no race between the streams (the warm-up's side stream is ordered with the runner's stream by events)",
-            format!("{} race(s)", races.len()),
+            format!("{} race(s){missed}", races.len()),
         )
         .detail(races.join("\n")));
     }
     Ok(())
+}
+
+/// Why step `k`'s rows are wrong when they equal the last step's and the
+/// decode's calls (`entries`) queued every copy out of the static output
+/// after the last graph launch: by then every replay but the last had
+/// been overwritten.
+fn copied_out_after_the_last_launch(
+    steps: &[Step],
+    k: usize,
+    got: &[f32],
+    entries: &[gpu::TraceEntry],
+) -> Option<String> {
+    let last = steps.last()?;
+    let step = &steps[k];
+    let start = step.first_row * WIDTH;
+    let rows = &got[start..start + step.rows * WIDTH];
+    if k + 1 == steps.len() || rows != &last.want[..rows.len()] {
+        return None;
+    }
+    let launch = entries.iter().rposition(|e| e.op == OpKind::GraphLaunch)?;
+    let launches = entries
+        .iter()
+        .filter(|e| e.op == OpKind::GraphLaunch)
+        .count();
+    // The decode's calls end where the check reads the outputs back.
+    let after = entries[launch + 1..]
+        .iter()
+        .take_while(|e| e.blocking.is_none())
+        .filter(|e| e.op == OpKind::CopyDeviceToDevice)
+        .count();
+    (launches == steps.len() && after >= steps.len()).then(|| {
+        format!(
+            "its rows equal the first {} rows of the last step's output: every result equals the last. \
+             All {after} copies out of the static output were queued after the last of the {launches} graph launches \
+             (line {}), and each replay overwrites the static output, so by then it held only the last step's rows. \
+             Copy each step's rows out right after its own launch, before the next launch is queued",
+            step.rows, entries[launch].site.line
+        )
+    })
 }
 
 /// Whether every wrong step but the last holds, in the rows it shares with
