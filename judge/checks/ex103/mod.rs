@@ -38,7 +38,7 @@ pub(crate) const CHECKS: &[Check] = &[
     ),
     check!(
         trace::one_graph_launch_per_step,
-        "after warm-up, each step is exactly one graph launch: no capture, no kernel of the model, nothing that blocks",
+        "Runner::new captures one graph per bucket; after warm-up, each step is exactly one graph launch: no capture, no kernel of the model, nothing that blocks",
         "cuda-graphs.md#capture-and-replay",
         25,
     ),

@@ -3,8 +3,9 @@
 //! same GPU.
 
 use super::support::{batch, batch_sizes, eager, reference, runner};
-use gpu::OpKind;
+use gpu::{OpKind, TraceEntry};
 use graph_buffers::{Model, WIDTH};
+use judge_harness::ordering::missed_order;
 use judge_harness::{Ctx, Failure};
 
 /// What the output buffer holds before the decode: a value no step makes.
@@ -48,6 +49,14 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
         step.want = want[step.first_row * WIDTH..(step.first_row + step.rows) * WIDTH].to_vec();
     }
     let races: Vec<String> = device.races().iter().map(ToString::to_string).collect();
+    // What the trace says of the first race's missing order, when an event
+    // or a wait was tried and misplaced.
+    let missed = device
+        .races()
+        .first()
+        .and_then(|race| missed_order(&device.trace().entries, race))
+        .map(|why| format!(": {why}"))
+        .unwrap_or_default();
     let wrong: Vec<usize> = (0..steps.len())
         .filter(|&k| got[range(&steps[k])] != steps[k].want[..])
         .collect();
@@ -68,12 +77,17 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
                 "the graphs replay on stream {other}, the stream they were captured on, while `decode` copies each batch in and its rows out on the runner's stream {}, and nothing orders the two: a replay may run before its batch is copied in, or after the next one is. Capture the graphs on the runner's stream, so that every step is in one stream's order",
                 stream.id()
             )
+        } else if let Some(late) =
+            copied_out_after_the_last_launch(&steps, k, &got, trace.since(mark))
+        {
+            late
         } else {
-            diagnose(&model, &steps, k, &got[range(&steps[k])])
+            let calls = step_calls(trace.since(mark), steps.len(), k);
+            diagnose(&model, &steps, k, &got[range(&steps[k])], calls.as_deref())
         };
         let why = match races.first() {
             Some(race) => format!(
-                "{why}; the race checker found {} race(s) between the streams, which is what made it wrong; the first: {}",
+                "{why}; the race checker found {} race(s) between the streams, which is what made it wrong; the first: {}{missed}",
                 races.len(),
                 race.lines().next().unwrap_or_default()
             ),
@@ -96,11 +110,50 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
     if !races.is_empty() {
         return Err(Failure::new(
             "no race between the streams (the warm-up's side stream is ordered with the runner's stream by events)",
-            format!("{} race(s)", races.len()),
+            format!("{} race(s){missed}", races.len()),
         )
         .detail(races.join("\n")));
     }
     Ok(())
+}
+
+/// Why step `k`'s rows are wrong when they equal the last step's and the
+/// decode's calls (`entries`) queued every copy out of the static output
+/// after the last graph launch: by then every replay but the last had
+/// been overwritten.
+fn copied_out_after_the_last_launch(
+    steps: &[Step],
+    k: usize,
+    got: &[f32],
+    entries: &[gpu::TraceEntry],
+) -> Option<String> {
+    let last = steps.last()?;
+    let step = &steps[k];
+    let start = step.first_row * WIDTH;
+    let rows = &got[start..start + step.rows * WIDTH];
+    if k + 1 == steps.len() || rows != &last.want[..rows.len()] {
+        return None;
+    }
+    let launch = entries.iter().rposition(|e| e.op == OpKind::GraphLaunch)?;
+    let launches = entries
+        .iter()
+        .filter(|e| e.op == OpKind::GraphLaunch)
+        .count();
+    // The decode's calls end where the check reads the outputs back.
+    let after = entries[launch + 1..]
+        .iter()
+        .take_while(|e| e.blocking.is_none())
+        .filter(|e| e.op == OpKind::CopyDeviceToDevice)
+        .count();
+    (launches == steps.len() && after >= steps.len()).then(|| {
+        format!(
+            "its rows equal the first {} rows of the last step's output: every result equals the last. \
+             All {after} copies out of the static output were queued after the last of the {launches} graph launches \
+             (line {}), and each replay overwrites the static output, so by then it held only the last step's rows. \
+             Copy each step's rows out right after its own launch, before the next launch is queued",
+            step.rows, entries[launch].site.line
+        )
+    })
 }
 
 /// Whether every wrong step but the last holds, in the rows it shares with
@@ -151,8 +204,63 @@ fn plan() -> Vec<Step> {
         .collect()
 }
 
-/// Why step `k`'s output `got` is wrong, in terms of the static buffers.
-fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
+/// The calls the decode (`entries`, from its start) queued for step `k`
+/// before its graph launch, back to the launch of step `k - 1`, when the
+/// decode launched one graph per step of its `steps`.
+fn step_calls(entries: &[TraceEntry], steps: usize, k: usize) -> Option<Vec<&TraceEntry>> {
+    let launches: Vec<usize> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.op == OpKind::GraphLaunch)
+        .map(|(i, _)| i)
+        .collect();
+    if launches.len() != steps {
+        return None;
+    }
+    let from = if k == 0 { 0 } else { launches[k - 1] + 1 };
+    Some(entries[from..launches[k]].iter().collect())
+}
+
+/// Why the last rows of a batch of `rows` came out as the model of zeros
+/// when its first `computed` rows are right, read from the step's calls
+/// before its launch (`calls`): a padding fill that began inside the batch,
+/// a bucket smaller than the batch, or a right bucket and padding with
+/// another bucket's graph launched.
+fn zero_rows_cause(rows: usize, computed: usize, calls: &[&TraceEntry]) -> Option<String> {
+    let bucket = graph_buffers::bucket_for(rows)?;
+    if bucket < rows {
+        return Some(format!(
+            "rows 0..{computed} are right and rows {computed}..{rows} are left from an earlier replay's padding: `bucket_for({rows})` is {bucket}, a bucket too small, so the graph computed only {bucket} of the batch's rows; pad up to the smallest bucket that holds the batch, never down"
+        ));
+    }
+    let row = (WIDTH * 4) as u64;
+    let fills: Vec<u64> = calls
+        .iter()
+        .filter(|e| matches!(e.op, OpKind::Launch | OpKind::Memset) && e.bytes % row == 0)
+        .map(|e| e.bytes / row)
+        .collect();
+    let padding = (bucket - rows) as u64;
+    if fills.iter().any(|&f| f > padding && f < bucket as u64) {
+        return Some(format!(
+            "rows 0..{computed} are right and rows {computed}..{rows} hold the model's output for rows of zeros: the padding fill began inside the batch and zeroed its last rows; the padding is rows {rows}..{bucket}, from right after the batch's last row"
+        ));
+    }
+    (padding == 0 || fills.contains(&padding)).then(|| {
+        format!(
+            "rows 0..{computed} are right and rows {computed}..{rows} hold the model's output for rows of zeros: the batch was copied in and padded to its bucket of {bucket} rows, as `bucket_for` says, but the graph launched computes only {computed} rows, so it is another bucket's graph (its rows past {computed} are left from an earlier replay's padding). Launch the graph captured for the batch's own bucket: index the graphs by the bucket's position in `BUCKETS`"
+        )
+    })
+}
+
+/// Why step `k`'s output `got` is wrong, in terms of the static buffers
+/// (and of the step's calls before its launch, `calls`, when known).
+fn diagnose(
+    model: &Model,
+    steps: &[Step],
+    k: usize,
+    got: &[f32],
+    calls: Option<&[&TraceEntry]>,
+) -> String {
     let step = &steps[k];
     let rows: Vec<&[f32]> = got.chunks(WIDTH).collect();
     let want: Vec<&[f32]> = step.want.chunks(WIDTH).collect();
@@ -177,6 +285,9 @@ fn diagnose(model: &Model, steps: &[Step], k: usize, got: &[f32]) -> String {
         .expect("a wrong row");
     let zero_row = reference(model, &[0.0; WIDTH]);
     if first_bad > 0 && rows[first_bad..].iter().all(|row| *row == &zero_row[..]) {
+        if let Some(why) = calls.and_then(|calls| zero_rows_cause(step.rows, first_bad, calls)) {
+            return why;
+        }
         return format!(
             "rows 0..{first_bad} are right and rows {first_bad}..{} hold the model's output for rows of zeros: either \
              the padding fill began inside the batch and zeroed its last rows (the padding begins at row {}, right after \

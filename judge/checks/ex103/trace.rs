@@ -3,7 +3,7 @@
 
 use super::support::{batch_sizes, runner};
 use gpu::{OpKind, TraceEntry};
-use graph_buffers::{LAYERS, MAX_ROWS, Model, WIDTH};
+use graph_buffers::{BUCKETS, LAYERS, MAX_ROWS, Model, WIDTH};
 use judge_harness::{Ctx, Failure};
 
 /// Steps run before the ones the check looks at.
@@ -19,6 +19,7 @@ pub(super) fn one_graph_launch_per_step(ctx: &Ctx) -> Result<(), Failure> {
     let setup = device.trace_mark();
     let mut runner = runner(&stream, &model)?;
     warmed_up_before_capturing(device.trace().since(setup))?;
+    captured_every_bucket(device.trace().since(setup))?;
     let mut marks = Vec::new();
     for (k, rows) in batch_sizes().into_iter().take(WARM_STEPS + 16).enumerate() {
         if k == WARM_STEPS {
@@ -76,6 +77,36 @@ fn warmed_up_before_capturing(entries: &[TraceEntry]) -> Result<(), Failure> {
     };
     Err(failure.detail(
         "no warm-up: run the model once, outside any capture, before capturing it; a first run may allocate, load modules or pick algorithms, none of which a capture may do; see cuda-graphs.md#warm-up-before-capture",
+    ))
+}
+
+/// Fails unless `Runner::new` (its calls, `entries`) captured a graph for
+/// every bucket: whatever the batches to come, no step may capture.
+fn captured_every_bucket(entries: &[TraceEntry]) -> Result<(), Failure> {
+    let captures: Vec<&TraceEntry> = entries
+        .iter()
+        .filter(|e| e.op == OpKind::EndCapture)
+        .collect();
+    if captures.len() >= BUCKETS.len() {
+        return Ok(());
+    }
+    let failure = Failure::new(
+        format!(
+            "Runner::new to capture one graph per bucket of {BUCKETS:?}, {} captures, before the first step",
+            BUCKETS.len()
+        ),
+        format!(
+            "Runner::new captured {} graph(s) where there are {} buckets",
+            captures.len(),
+            BUCKETS.len()
+        ),
+    );
+    let failure = match captures.last() {
+        Some(capture) => failure.at(capture.site),
+        None => failure,
+    };
+    Err(failure.detail(
+        "a bucket whose graph is not captured in `Runner::new` is captured in a step, the first time a batch needs it (or never, and its batches replay another bucket's graph): that step pays for a capture, far more than running the model eagerly, and a capture in `decode` breaks the rule that a step only queues work. Capture every bucket's graph in `Runner::new`, after the warm-up; see cuda-graphs.md#one-graph-per-bucket",
     ))
 }
 

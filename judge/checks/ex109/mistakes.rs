@@ -218,6 +218,10 @@ pub(crate) const SEGMENTS: &[Mistake<usize>] = &[
         answer: |r| own(r, usize::next_power_of_two),
     },
     Mistake {
+        cause: "a segment of its own is rounded up to a multiple of 20 MiB (`LARGE_BUFFER`, the shared segment's size); it is rounded up to a multiple of 2 MiB (`ROUND_LARGE`), so 12 MiB + 512 opens 14 MiB, and 20 MiB + 512 opens 22 MiB, not 40",
+        answer: |r| own(r, |r| r.next_multiple_of(LARGE_BUFFER)),
+    },
+    Mistake {
         cause: "every large request gets the shared 20 MiB segment, even one that does not fit in it; from `MIN_LARGE_ALLOC` (10 MiB) on, a request gets a segment of its own, rounded up to 2 MiB",
         answer: |r| large(r, |_| LARGE_BUFFER),
     },
