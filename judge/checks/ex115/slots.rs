@@ -65,7 +65,7 @@ pub(super) fn race_cause(entries: &[TraceEntry], race: &RaceReport) -> (String, 
         return (cause, record.site);
     }
     let cause = format!(
-        "the CPU read a slot at {} after a wait that does not cover the copy into it (queued at {}): the event it waited for was not the one recorded after that copy (the other slot's, or one recorded before the copy). `read` waits for the event of the slot it reads, slot `read % 2`",
+        "the CPU read a slot at {} after a wait that does not cover the copy into it (queued at {}): the event it waited for was not the one recorded after that copy (the other slot's, one recorded before the copy, or one never recorded, which completes at once). `read` waits for the event of the slot it reads, slot `read % 2`",
         race.current.site, race.previous.site
     );
     (cause, race.current.site)

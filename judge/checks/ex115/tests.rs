@@ -119,6 +119,15 @@ fn one_slot_and_an_event_before_the_copy_are_named() {
 }
 
 #[test]
+fn a_wait_for_an_event_never_recorded_is_named() {
+    fails_with(
+        given::<Two<NEVER_RECORDED>>,
+        "each_slot_is_read_after_its_event",
+        "never_recorded",
+    );
+}
+
+#[test]
 fn copies_on_a_stream_of_their_own_are_named() {
     fails_with(
         given::<Two<SIDE_STREAM>>,

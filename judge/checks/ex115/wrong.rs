@@ -75,6 +75,8 @@ pub(super) const POLLS: u8 = 8;
 pub(super) const NEWEST_SLOT: u8 = 9;
 /// The copies queued on a stream of their own, which never waits for the steps.
 pub(super) const SIDE_STREAM: u8 = 10;
+/// A fresh event recorded after the copy and dropped: the slot's is never recorded.
+pub(super) const NEVER_RECORDED: u8 = 11;
 
 impl<const M: u8> Slots for Two<M> {
     fn new(stream: &Stream, n: usize) -> Result<Self> {
@@ -105,8 +107,10 @@ impl<const M: u8> Slots for Two<M> {
             self.copied[slot].record(copier)?;
         }
         copier.copy_to_pinned(tokens, &self.pinned[slot])?;
-        if M != EVENT_FIRST {
-            self.copied[self.queued % 2].record(copier)?;
+        match M {
+            EVENT_FIRST => {}
+            NEVER_RECORDED => drop(copier.record_event()?),
+            _ => self.copied[self.queued % 2].record(copier)?,
         }
         self.queued += 1;
         Ok(())
