@@ -39,7 +39,9 @@ pub(super) fn copies_in(entries: &[TraceEntry]) -> Result<(), Failure> {
     }
     let loop_entries = &entries[at[0]..];
     // The slots' own drop, once the last slot is read, frees them: not a step's.
-    let last_read = pinned_reads(loop_entries).last().map(|&i| loop_entries[i].seq);
+    let last_read = pinned_reads(loop_entries)
+        .last()
+        .map(|&i| loop_entries[i].seq);
     let before_last_read = |e: &TraceEntry| last_read.is_none_or(|seq| e.seq < seq);
     let fail = |actual: String, e: &TraceEntry| Err(Failure::new(EXPECTED, actual).at(e.site));
     let pinned_op = |e: &&TraceEntry| {
@@ -92,7 +94,9 @@ pub(super) fn copies_in(entries: &[TraceEntry]) -> Result<(), Failure> {
         );
     }
     // The last window ends with the last read: the slots' drop comes after.
-    let stop = pinned_reads(entries).last().map_or(entries.len(), |&r| r + 1);
+    let stop = pinned_reads(entries)
+        .last()
+        .map_or(entries.len(), |&r| r + 1);
     for k in 0..STEPS {
         let end = at.get(k + 1).copied().unwrap_or(stop).max(at[k] + 1);
         if let Some(failure) = window(k, &entries[at[k] + 1..end]) {

@@ -30,7 +30,11 @@ pub(super) fn idle_between_steps(entries: &[TraceEntry]) -> Result<(), Failure> 
     if at.len() != STEPS {
         return Err(launch_count(at.len()));
     }
-    let Some(spans) = at.iter().map(|&i| entries[i].gpu).collect::<Option<Vec<_>>>() else {
+    let Some(spans) = at
+        .iter()
+        .map(|&i| entries[i].gpu)
+        .collect::<Option<Vec<_>>>()
+    else {
         return Err(Failure::new(
             "the GPU start and end of every step in the trace",
             "a step without GPU times: the device did not time the steps",
@@ -116,7 +120,9 @@ fn why(k: usize, window: &[TraceEntry], done: u64) -> (String, Option<gpu::CallS
             gap.before.or(gap.after).map(|e| e.site),
         ),
         None => (
-            format!("after step {k}'s launch the CPU launched the next step only after the GPU had finished step {k}"),
+            format!(
+                "after step {k}'s launch the CPU launched the next step only after the GPU had finished step {k}"
+            ),
             None,
         ),
     }

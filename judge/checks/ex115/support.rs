@@ -81,7 +81,9 @@ pub(super) fn reference(decoder: &Decoder, prompts: &[i32], steps: usize) -> Vec
 
 /// The positions of the `decode_step` launches in `entries`.
 pub(super) fn launches(entries: &[TraceEntry]) -> Vec<usize> {
-    positions(entries, |e| e.op == OpKind::Launch && e.name == "decode_step")
+    positions(entries, |e| {
+        e.op == OpKind::Launch && e.name == "decode_step"
+    })
 }
 
 /// The positions of the copies into pinned memory (a slot's copy).

@@ -71,7 +71,11 @@ fn the_slots_written_again_pass_every_check_too() {
 fn the_starter_s_pageable_copy_is_named_and_its_tokens_are_right() {
     let starter = given::<Pageable>;
     fails_with(starter, "the_copies_do_not_wait", "pageable_copies");
-    fails_with(starter, "the_gpu_never_waits_for_the_cpu", "pageable_overlap");
+    fails_with(
+        starter,
+        "the_gpu_never_waits_for_the_cpu",
+        "pageable_overlap",
+    );
     passes_with(starter, "tokens_match_the_reference");
     passes_with(starter, "each_slot_is_read_after_its_event");
 }
