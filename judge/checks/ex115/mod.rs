@@ -32,7 +32,7 @@ pub(crate) const CHECKS: &[Check] = &[
     ),
     check!(
         slots::each_slot_is_read_after_its_event,
-        "the CPU reads a slot only after waiting for the event recorded after the copy into it, and no copy lands in a slot the CPU still reads",
+        "the CPU reads a slot only after waiting for the event recorded after the copy into it, and no later copy lands in it before the read",
         "sampling-overlap.md#two-pinned-slots",
         25,
         requires = [the_gpu_never_waits_for_the_cpu],
