@@ -6,9 +6,11 @@
 //! compare every step's tokens with eager decoding (the decoder's CPU twin,
 //! step after step), and read the trace of `new` (one capture, holding the
 //! `decode_step`) and of each step (one graph launch, no eager step, no
-//! allocation, no capture, nothing that waits).
+//! allocation, no capture, nothing that waits), and that no buffer `new`
+//! made before the capture is freed while the graph may be launched.
 
 mod capture;
+mod outlive;
 mod replay;
 mod support;
 #[cfg(test)]
@@ -38,5 +40,12 @@ pub(crate) const CHECKS: &[Check] = &[
         "each step is one graph launch: no eager `decode_step`, no allocation, no capture, no call that waits",
         "cuda-graphs.md#fixed-addresses-and-shapes",
         30,
+    ),
+    check!(
+        outlive::captured_buffers_outlive_the_graph,
+        "the buffers the graph was captured with stay allocated as long as the graph: none is freed after the capture",
+        "cuda-graphs.md#fixed-addresses-and-shapes",
+        10,
+        requires = [captured_once_in_new],
     ),
 ];

@@ -148,6 +148,28 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
         "tokens_equal_eager_decoding",
         "copies_in_once",
     );
+    fails_with(
+        copies_out_into_tokens,
+        "tokens_equal_eager_decoding",
+        "copies_out_into_tokens",
+    );
+}
+
+#[test]
+fn a_captured_buffer_freed_while_the_graph_lives_is_named() {
+    // The pool hands the freed memory to the struct's buffers: the tokens
+    // come out right, and only the trace shows the free.
+    assert!(run_with(captured_on_dropped_buffers, "tokens_equal_eager_decoding").passed());
+    fails_with(
+        captured_on_dropped_buffers,
+        "captured_buffers_outlive_the_graph",
+        "captured_on_dropped_buffers",
+    );
+    fails_with(
+        replaces_the_input,
+        "captured_buffers_outlive_the_graph",
+        "replaces_the_input_outlive",
+    );
 }
 
 #[test]

@@ -44,6 +44,34 @@ fn diagnose(run: &Run, want: &[Vec<i32>], s: usize) -> Failure {
     };
     let replay = run.steps[s].iter().find(|e| e.op == OpKind::GraphLaunch);
     let got = run.row(s + 1);
+    if run.row(0) != &PROMPTS[..] {
+        let output = run.decoder.reference_step(&PROMPTS);
+        let what = if run.row(0) == &output[..] {
+            "the tokens the decoder chooses after them: the static output was copied into `tokens`, the step's input, instead of into `next`"
+        } else {
+            "other tokens: the step wrote into `tokens`, the step's input, which it only reads"
+        };
+        return fail(
+            format!(
+                "row 0 of the history, the prompts step 0 was given as `tokens`, now holds {:?}, {what}. `step(tokens, next)` reads `tokens` and puts the decoder's choice in `next`: copy the static output into `next` after the graph launch",
+                run.row(0)
+            ),
+            replay,
+        );
+    }
+    if let Some((k, begin)) = run.steps.iter().enumerate().find_map(|(k, calls)| {
+        let begin = calls.iter().find(|e| e.op == OpKind::BeginCapture)?;
+        Some((k, begin))
+    }) && k < s
+    {
+        return fail(
+            format!(
+                "`next` was never written: the graph replayed is the one step {k} captured (at {}), on the `tokens` and `next` step {k} was given, and it replays on those two views, whatever a later step is given. Capture once, in `new`, on static buffers of your own; each step copies its `tokens` in and the static output out to its `next`",
+                begin.site
+            ),
+            replay,
+        );
+    }
     if got.iter().all(|&t| t == UNWRITTEN) {
         return fail(
             "`next` was never written: the graph writes the static output it was captured with, never the caller's `next`. Copy the static output into `next` after the graph launch, on the same stream".into(),

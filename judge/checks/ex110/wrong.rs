@@ -36,6 +36,8 @@ enum Mistake {
     /// The copy out is on a side stream that waits for the replay, but the
     /// stream never waits for the side stream.
     SideStreamOneWay,
+    /// The static output is copied into `tokens` instead of `next`.
+    CopiesOutIntoTokens,
 }
 
 /// The solution's step, with one mistake.
@@ -146,6 +148,7 @@ impl Stepper for Wrong {
                 let tokens = stream.to_vec(&self.output)?;
                 stream.copy_from_host(&tokens, next)
             }
+            Mistake::CopiesOutIntoTokens => stream.copy(&self.output, tokens),
             _ => self.copy_out(next),
         }
     }
@@ -208,6 +211,33 @@ pub(super) fn allocates_in_the_capture(
         decoder: decoder.clone(),
         input,
         output,
+        graph,
+        side: None,
+        steps: 0,
+    }))
+}
+
+/// The graph captured on a pair of buffers dropped at the end of the
+/// capture, while the struct keeps another pair, made after it (which the
+/// pool hands the same memory).
+pub(super) fn captured_on_dropped_buffers(
+    stream: &Stream,
+    decoder: &Decoder,
+    batch: usize,
+) -> Result<Box<dyn Stepper>> {
+    let graph = {
+        let input = stream.alloc_zeros::<i32>(batch)?;
+        let output = stream.alloc_zeros::<i32>(batch)?;
+        stream.begin_capture()?;
+        stream.decode_step(decoder, &input, &output)?;
+        stream.end_capture()?
+    };
+    Ok(Box::new(Wrong {
+        mistake: Mistake::None,
+        stream: stream.clone(),
+        decoder: decoder.clone(),
+        input: stream.alloc_zeros::<i32>(batch)?,
+        output: stream.alloc_zeros::<i32>(batch)?,
         graph,
         side: None,
         steps: 0,
@@ -323,4 +353,5 @@ with_mistake! {
     replays_twice => ReplaysTwice,
     eager_on_the_static_buffers => EagerOnTheStaticBuffers,
     copies_in_once => CopiesInOnce,
+    copies_out_into_tokens => CopiesOutIntoTokens,
 }

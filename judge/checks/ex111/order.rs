@@ -66,7 +66,7 @@ pub(super) fn ordered(run: &Run) -> Result<(), Failure> {
     let any_wait = find(&|e| e.op == OpKind::StreamWaitEvent);
     let any_record = find(&|e| e.op == OpKind::EventRecord);
     match (any_wait, waits.first(), any_record, records.first()) {
-        (None, _, None, _) => Err(nothing_on_the_gpu(run, layer)),
+        (None, _, None, _) => Err(nothing_on_the_gpu(run, upload, layer)),
         (Some(w), None, _, _) if w.stream != Some(run.consumer) => fail(
             format!(
                 "the wait, {}, is queued on the producer stream: a wait holds back only the work queued after it on its own stream, so the layer on the consumer stream waits for nothing. Call `wait_event` on the consumer stream",
@@ -127,14 +127,39 @@ pub(super) fn ordered(run: &Run) -> Result<(), Failure> {
 }
 
 /// Neither an event nor a wait: the layer is ordered by the CPU's wait, or
-/// by nothing.
-fn nothing_on_the_gpu(run: &Run, layer: &TraceEntry) -> Failure {
+/// by nothing (a wait for the consumer stream, or one made before the
+/// upload or after the layer, orders nothing between the two).
+fn nothing_on_the_gpu(run: &Run, upload: &TraceEntry, layer: &TraceEntry) -> Failure {
     let sync = run.calls.iter().find(|e| {
         matches!(
             e.op,
             OpKind::StreamSynchronize | OpKind::EventSynchronize | OpKind::DeviceSynchronize
         )
     });
+    let orders_nothing = sync.and_then(|s| {
+        if s.op == OpKind::StreamSynchronize && s.stream == Some(run.consumer) {
+            Some("a wait for the consumer stream, which does not hold the upload")
+        } else if s.seq < upload.seq {
+            Some("made before the upload is queued")
+        } else if s.seq > layer.seq {
+            Some("made after the layer is queued")
+        } else {
+            None
+        }
+    });
+    if let (Some(s), Some(why)) = (sync, orders_nothing) {
+        return Failure::new(
+            EXPECTED,
+            format!(
+                "nothing orders the layer, {}, after the upload, {}: no event is recorded, and the CPU's wait at {} ({}) is {why}, so it orders nothing between the two streams either, and the layer may read `x` before the upload has written it. Record an event on the producer stream after the upload and make the consumer stream wait for it before the layer",
+                describe(layer),
+                describe(upload),
+                s.site,
+                s.name
+            ),
+        )
+        .at(s.site);
+    }
     match sync {
         Some(s) => Failure::new(
             EXPECTED,

@@ -133,6 +133,32 @@ fn every_cpu_wait_is_named_by_its_kind() {
 }
 
 #[test]
+fn a_wait_for_the_consumer_stream_is_named_by_where_it_is() {
+    fails_with(
+        synchronizes_the_consumer,
+        "the_cpu_never_waits",
+        "synchronizes_the_consumer",
+    );
+    fails_with(
+        synchronizes_the_consumer,
+        "an_event_orders_the_streams",
+        "synchronizes_the_consumer_order",
+    );
+    fails_with(
+        synchronizes_the_consumer_at_the_end,
+        "the_cpu_never_waits",
+        "synchronizes_the_consumer_at_the_end",
+    );
+    assert!(
+        run_with(
+            synchronizes_the_consumer_at_the_end,
+            "an_event_orders_the_streams"
+        )
+        .passed()
+    );
+}
+
+#[test]
 fn an_order_that_orders_nothing_is_named_by_the_race() {
     for (wrong, name) in [
         (no_order as Handoff, "no_order"),

@@ -267,3 +267,32 @@ pub(super) fn wrong_layer(
     c.wait_event(&p.record_event()?)?;
     c.affine(x, 2.0, 0.0, y)
 }
+
+/// The CPU waits for the consumer stream before the layer: it orders
+/// nothing on the producer.
+pub(super) fn synchronizes_the_consumer(
+    p: &Stream,
+    c: &Stream,
+    h: &PinnedBuffer<f32>,
+    x: View<f32>,
+    y: View<f32>,
+) -> Result<()> {
+    upload(p, h, x)?;
+    c.synchronize()?;
+    layer(c, x, y)
+}
+
+/// The solution, then the CPU waits for the consumer stream before
+/// returning.
+pub(super) fn synchronizes_the_consumer_at_the_end(
+    p: &Stream,
+    c: &Stream,
+    h: &PinnedBuffer<f32>,
+    x: View<f32>,
+    y: View<f32>,
+) -> Result<()> {
+    upload(p, h, x)?;
+    c.wait_event(&p.record_event()?)?;
+    layer(c, x, y)?;
+    c.synchronize()
+}

@@ -152,11 +152,33 @@ pub(super) fn the_crossover_is_the_first_compute_bound_size(_: &Ctx) -> Result<(
                 .detail(format!("{why}; {SECTION}"))
         })?;
         if got != answer {
-            return Err(Failure::new(asked, format!("{got:?}"))
-                .detail(format!("{}; {SECTION}", why(&profiles, answer, got))));
+            let why = match after_the_last_launch_bound_everywhere() {
+                true => AFTER_THE_LAST_LAUNCH_BOUND.to_string(),
+                false => why(&profiles, answer, got),
+            };
+            return Err(Failure::new(asked, format!("{got:?}")).detail(format!("{why}; {SECTION}")));
         }
     }
     Ok(())
+}
+
+/// Why every answer is wrong when each is the index after the last
+/// launch-bound size.
+const AFTER_THE_LAST_LAUNCH_BOUND: &str = "for every list, the answer is the index after the last launch-bound size, which is the first compute-bound size only when the sizes switch once, from launch-bound to compute-bound: with no launch-bound size it is `None` (the crossover is then 0), with no compute-bound size it is one past the end (there is no crossover: `None`), and a list that switches back and forth gets a later size. The crossover is the index of the first compute-bound size: `profiles.iter().position(|p| p.bound() == Bound::Compute)`";
+
+/// Whether `crossover` answers, for every list of at least one size, the
+/// index after the last launch-bound size (`None` when there is none).
+fn after_the_last_launch_bound_everywhere() -> bool {
+    lists()
+        .into_iter()
+        .filter(|(profiles, _)| !profiles.is_empty())
+        .all(|(profiles, _)| {
+            let rule = profiles
+                .iter()
+                .rposition(|p| p.cpu_us > p.gpu_us)
+                .map(|last| last + 1);
+            unless_it_panics(|| crossover(&profiles)).is_ok_and(|got| got == rule)
+        })
 }
 
 /// Why `got` is not `answer`, the crossover of `profiles`.

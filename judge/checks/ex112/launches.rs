@@ -92,6 +92,16 @@ fn why(measurement: &Measured, size: &Size) -> String {
         );
     }
     let cold_us = COLD.as_secs_f64() * 1e6;
+    if near((cpu - truth) * n, cold_us) && size.calls.len() > PLAN.launches {
+        return format!(
+            "{} is {} more than a launch costs, {:.0} ms over {} launches: the first launch of the kernel was timed, and it loads the kernel's module. `launch` was called {} times, the warm-up included, so the clock was read before the warm-up launches and counts them, the cold one among them; read `device.now()` after the warm-up (and after the gate), just before the first timed launch",
+            us(cpu),
+            us(cpu - truth),
+            COLD.as_secs_f64() * 1e3,
+            PLAN.launches,
+            size.calls.len()
+        );
+    }
     if near((cpu - truth) * n, cold_us) {
         return format!(
             "{} is {} more than a launch costs, {:.0} ms over {} launches: the first launch of the kernel was timed, and it loads the kernel's module; warm up with `plan.warmup` launches before starting the clock",

@@ -237,6 +237,11 @@ fn a_cold_launch_in_the_timed_loop_is_named() {
         "the_cpu_time_is_one_launch",
         "warm_up_timed",
     );
+    fails_with(
+        profiling(clock_before_the_warm_up),
+        "the_cpu_time_is_one_launch",
+        "clock_before_the_warm_up",
+    );
 }
 
 #[test]
@@ -321,6 +326,11 @@ fn a_crossover_off_by_one_is_named() {
         (None, None, Some(after_the_last_launch_bound)),
         "the_crossover_is_the_first_compute_bound_size",
         "after_the_last_launch_bound",
+    );
+    fails_with(
+        (None, None, Some(index_after_the_last_launch_bound)),
+        "the_crossover_is_the_first_compute_bound_size",
+        "index_after_the_last_launch_bound",
     );
     fails_with(
         (None, None, Some(crossover_not_written)),

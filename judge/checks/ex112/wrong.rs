@@ -263,6 +263,36 @@ pub(super) fn after_the_last_launch_bound(profiles: &[Profile]) -> Option<usize>
     }
 }
 
+/// The index after the last launch-bound size, whatever the list.
+pub(super) fn index_after_the_last_launch_bound(profiles: &[Profile]) -> Option<usize> {
+    profiles
+        .iter()
+        .rposition(|p| !compute(p))
+        .map(|last| last + 1)
+}
+
+/// The clock read before the warm-up, which runs as the solution's does.
+pub(super) fn clock_before_the_warm_up(
+    stream: &Stream,
+    plan: Plan,
+    launch: Launch<'_>,
+) -> Result<Profile> {
+    let device = stream.device();
+    let started = device.now();
+    warm_up(stream, plan, launch)?;
+    stream.spin(GATE)?;
+    let start = stream.record_event()?;
+    for _ in 0..plan.launches {
+        launch(stream)?;
+    }
+    let cpu = device.now() - started;
+    let end = stream.record_event()?;
+    Ok(Profile {
+        cpu_us: per_launch(cpu, plan),
+        gpu_us: gpu_per_kernel(start.elapsed_ms(&end)?, plan),
+    })
+}
+
 /// Looks at the first profile before anything else.
 pub(super) fn panics_on_no_size(profiles: &[Profile]) -> Option<usize> {
     if compute(&profiles[0]) {
