@@ -76,8 +76,10 @@ pub(super) fn events_complete_in_any_order(ctx: &Ctx) -> Result<(), Failure> {
     }
     let mut c = s.malloc("c", MIB)?;
     s.fill(&c, 1.0)?;
-    s.record_stream(&mut c, "c", 1);
+    // The stream that finishes first is noted first: an allocator that
+    // keeps only the first note frees `c` with side2's event alone.
     s.record_stream(&mut c, "c", 2);
+    s.record_stream(&mut c, "c", 1);
     let slow_c = s.slow_read(1, &c, SLOW)?;
     let _short_c = s.slow_read(2, &c, SHORT)?;
     let addr_c = c.addr;
