@@ -1,0 +1,170 @@
+//! The suite's own tests: the solution passes every check; each known-wrong
+//! allocator of `wrong.rs` fails the check that names its cause, with the
+//! message in a snapshot (`snapshots/NAME.snap`), and passes the checks
+//! its mistake does not touch.
+
+use super::support::{Open, open};
+use super::wrong::*;
+use judge_harness::Outcome;
+use std::cell::Cell;
+
+thread_local! {
+    /// The allocator the checks run instead of the solution's.
+    static REPLACEMENT: Cell<Option<Open>> = const { Cell::new(None) };
+}
+
+/// The allocator a test put in place of the solution's, if any.
+pub(super) fn replacement() -> Option<Open> {
+    REPLACEMENT.with(Cell::get)
+}
+
+/// Runs check `name` with `new` in place of the solution's allocator.
+fn run_with(new: Open, name: &str) -> Outcome {
+    REPLACEMENT.with(|r| r.set(Some(new)));
+    let (outcome, _) = crate::tests::run(114, name, None);
+    REPLACEMENT.with(|r| r.set(None));
+    outcome
+}
+
+/// Asserts that check `name` fails with `new`, its message the snapshot
+/// `snapshot`.
+#[track_caller]
+fn fails_with(new: Open, name: &str, snapshot: &str) {
+    let outcome = run_with(new, name);
+    let Outcome::Failed {
+        expected,
+        actual,
+        site,
+        detail,
+    } = &outcome
+    else {
+        panic!("`{name}` did not fail: {outcome:#?}");
+    };
+    let _snapshots = crate::tests::snapshots(114).bind_to_scope();
+    let text = support_lines(&crate::tests::render(
+        expected,
+        actual,
+        *site,
+        detail.as_deref(),
+    ));
+    insta::assert_snapshot!(snapshot, text);
+}
+
+/// `text` with the line and column after each `support.rs:` replaced by
+/// `LINE` (the race checker names the judge's own calls).
+fn support_lines(text: &str) -> String {
+    let mut parts = text.split("support.rs:");
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        let digits = part
+            .find(|c: char| !(c.is_ascii_digit() || c == ':'))
+            .unwrap_or(part.len());
+        out.push_str("support.rs:LINE");
+        out.push_str(&part[digits..]);
+    }
+    out
+}
+
+/// Asserts that check `name` passes with `new`.
+#[track_caller]
+fn passes_with(new: Open, name: &str) {
+    let outcome = run_with(new, name);
+    assert!(outcome.passed(), "`{name}` failed: {outcome:#?}");
+}
+
+/// The checks that read a stream's use of a block.
+const STREAM_CHECKS: [&str; 3] = [
+    "a_block_another_stream_reads_waits",
+    "a_pending_block_comes_back",
+    "events_complete_in_any_order",
+];
+
+#[test]
+fn the_solution_passes_every_check() {
+    crate::tests::passes_every_check(114);
+}
+
+#[test]
+fn a_missed_note_or_a_misplaced_event_is_named_by_the_race() {
+    for (wrong, name) in [
+        (open::<Wrong<NO_NOTE>> as Open, "no_note"),
+        (open::<Wrong<EVENT_ON_OWNER>>, "event_on_owner"),
+        (
+            open::<Wrong<EVENT_AT_RECORD_STREAM>>,
+            "event_at_record_stream",
+        ),
+        (open::<Wrong<EVENTS_IGNORED>>, "events_ignored"),
+        (open::<Wrong<INVERTED_QUERY>>, "inverted_query"),
+    ] {
+        fails_with(wrong, "a_block_another_stream_reads_waits", name);
+        passes_with(wrong, "the_owner_reuses_at_once");
+        passes_with(wrong, "the_cpu_never_waits");
+    }
+}
+
+#[test]
+fn a_pending_block_never_asked_never_comes_back() {
+    fails_with(
+        open::<Wrong<NEVER_POLLS>>,
+        "a_pending_block_comes_back",
+        "never_polls",
+    );
+    fails_with(
+        open::<Wrong<INVERTED_QUERY>>,
+        "a_pending_block_comes_back",
+        "inverted_query_back",
+    );
+    passes_with(
+        open::<Wrong<NEVER_POLLS>>,
+        "a_block_another_stream_reads_waits",
+    );
+}
+
+#[test]
+fn events_completing_out_of_order_are_told_by_the_block_handed_out() {
+    for (wrong, name) in [
+        (open::<Wrong<HEAD_OF_LINE>> as Open, "head_of_line"),
+        (open::<Wrong<ANY_EVENT>>, "any_event"),
+        (open::<Wrong<RELEASE_ALL>>, "release_all"),
+    ] {
+        fails_with(wrong, "events_complete_in_any_order", name);
+        passes_with(wrong, "a_block_another_stream_reads_waits");
+        passes_with(wrong, "a_pending_block_comes_back");
+    }
+}
+
+#[test]
+fn every_cpu_wait_is_named_by_its_kind() {
+    for (wrong, name) in [
+        (open::<Wrong<SYNC_IN_MALLOC>> as Open, "sync_in_malloc"),
+        (open::<Wrong<SYNC_IN_FREE>>, "sync_in_free"),
+        (open::<Wrong<FREES_THE_SEGMENT>>, "frees_the_segment"),
+    ] {
+        fails_with(wrong, "the_cpu_never_waits", name);
+    }
+    fails_with(
+        open::<Wrong<SYNC_IN_MALLOC>>,
+        "events_complete_in_any_order",
+        "sync_in_malloc_order",
+    );
+    for name in &STREAM_CHECKS[..2] {
+        passes_with(open::<Wrong<SYNC_IN_MALLOC>>, name);
+    }
+}
+
+#[test]
+fn the_owner_s_own_mistakes_are_named() {
+    for (wrong, name) in [
+        (open::<Wrong<OWNER_NOTED>> as Open, "owner_noted"),
+        (open::<Wrong<ANY_SIZE>>, "any_size"),
+        (open::<Wrong<NEVER_REUSES>>, "never_reuses"),
+        (open::<Wrong<FREES_THE_SEGMENT>>, "frees_the_segment_owner"),
+        (open::<Wrong<EVENT_FOR_EVERY_FREE>>, "event_for_every_free"),
+        (open::<Wrong<PREALLOCATES>>, "preallocates"),
+    ] {
+        fails_with(wrong, "the_owner_reuses_at_once", name);
+    }
+    for name in STREAM_CHECKS {
+        passes_with(open::<Wrong<OWNER_NOTED>>, name);
+    }
+}
