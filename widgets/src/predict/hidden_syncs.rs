@@ -1,0 +1,3 @@
+//! placeholder
+use super::Prediction;
+pub(super) const PREDICTIONS: &[Prediction] = &[];
