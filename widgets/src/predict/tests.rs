@@ -16,6 +16,12 @@ const ANSWERS: &[(&str, &str, &[&str])] = &[
     ("cpu-gpu-sync", "2", &["synchronize", "lt10"]),
     ("cpu-gpu-sync", "5", &["synchronize", "10-100"]),
     ("cpu-gpu-sync", "20", &["synchronize", "gt100"]),
+    ("streams-overlap", "1", &["no"]),
+    ("streams-overlap", "2", &["yes"]),
+    ("streams-race", "2", &["no"]),
+    ("streams-race", "1", &["yes"]),
+    ("streams-pageable", "pinned", &["lt100us"]),
+    ("streams-pageable", "pageable", &["gt1ms"]),
 ];
 
 #[test]
@@ -146,4 +152,18 @@ fn the_static_answers_are_the_models() {
     }
     let files = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(files, predictions().count(), "a file in `{}` per prediction, no other", dir.display());
+}
+
+/// Prints every answer (`cargo test -p workbook-widgets print_answers -- --ignored --nocapture`).
+#[test]
+#[ignore = "prints the answers, for writing ANSWERS"]
+fn print_answers() {
+    for p in predictions() {
+        for o in p.parameter.options {
+            let c = p.check(o.value, &[]).unwrap();
+            for part in &c.parts {
+                println!("{} [{}] {}: {} | {}", p.id, o.value, part.name, part.right, part.feedback);
+            }
+        }
+    }
 }
