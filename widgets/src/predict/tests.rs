@@ -22,6 +22,13 @@ const ANSWERS: &[(&str, &str, &[&str])] = &[
     ("streams-race", "1", &["yes"]),
     ("streams-pageable", "pinned", &["lt100us"]),
     ("streams-pageable", "pageable", &["gt1ms"]),
+    ("hidden-syncs-item", "window", &["within"]),
+    ("hidden-syncs-item", "item", &["over"]),
+    ("hidden-syncs-waits", "pageable_inputs", &["no"]),
+    ("hidden-syncs-waits", "read_done", &["yes"]),
+    ("hidden-syncs-waits", "raw_scratch", &["yes"]),
+    ("hidden-syncs-timer", "cpu_timer", &["less"]),
+    ("hidden-syncs-timer", "cpu_timer+item", &["about"]),
 ];
 
 #[test]
