@@ -29,6 +29,12 @@ const ANSWERS: &[(&str, &str, &[&str])] = &[
     ("hidden-syncs-waits", "raw_scratch", &["yes"]),
     ("hidden-syncs-timer", "cpu_timer", &["less"]),
     ("hidden-syncs-timer", "cpu_timer+item", &["about"]),
+    ("overlap-step", "naive", &["sum"]),
+    ("overlap-step", "overlapped", &["max"]),
+    ("overlap-wait", "naive", &["to_vec", "gt1ms"]),
+    ("overlap-wait", "overlapped", &["event", "100us-1ms"]),
+    ("overlap-bound", "1500", &["busy"]),
+    ("overlap-bound", "3000", &["idles"]),
 ];
 
 #[test]
