@@ -35,6 +35,13 @@ const ANSWERS: &[(&str, &str, &[&str])] = &[
     ("overlap-wait", "overlapped", &["event", "100us-1ms"]),
     ("overlap-bound", "1500", &["busy"]),
     ("overlap-bound", "3000", &["idles"]),
+    ("allocator-rounding", "1 KiB", &["2mib"]),
+    ("allocator-rounding", "3 MiB", &["20mib"]),
+    ("allocator-rounding", "11 MiB", &["round2"]),
+    ("allocator-stream", "s0", &["yes"]),
+    ("allocator-stream", "s1", &["no"]),
+    ("allocator-record", "record", &["pending"]),
+    ("allocator-record", "none", &["free"]),
 ];
 
 #[test]
