@@ -42,6 +42,12 @@ const ANSWERS: &[(&str, &str, &[&str])] = &[
     ("allocator-stream", "s1", &["no"]),
     ("allocator-record", "record", &["pending"]),
     ("allocator-record", "none", &["free"]),
+    ("graphs-submit", "eager", &["gt500"]),
+    ("graphs-submit", "replay", &["lt50"]),
+    ("graphs-idle", "0", &["yes"]),
+    ("graphs-idle", "20", &["no"]),
+    ("graphs-capture", "synchronize", &["error", "error"]),
+    ("graphs-capture", "record_event", &["ok", "graph"]),
 ];
 
 #[test]
