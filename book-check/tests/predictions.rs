@@ -32,9 +32,12 @@ use workbook_widgets::predict::{self, Prediction};
 /// Held while a test runs Chromium.
 static BROWSER: Mutex<()> = Mutex::new(());
 
+/// Pages, each with the ids of its predictions.
+type Pages = Vec<(String, Vec<String>)>;
+
 /// Chromium, the book built into `name` and served, and its pages with
 /// predictions; `None` without the tools.
-fn site(name: &str) -> Option<(PathBuf, Server, Vec<(String, Vec<String>)>)> {
+fn site(name: &str) -> Option<(PathBuf, Server, Pages)> {
     let (Some(chromium), Some(mdbook)) = (chromium(), mdbook()) else {
         return None;
     };
@@ -113,16 +116,27 @@ fn every_prediction_is_answered_in_the_browser() {
             };
             // Right, at the default.
             assert_page_is_model(p, first, default, &right);
-            assert!(first.says.iter().all(|s| s.correct), "`{}`: right is right", p.id);
+            assert!(
+                first.says.iter().all(|s| s.correct),
+                "`{}`: right is right",
+                p.id
+            );
             assert_eq!(first.verdict, "Your prediction is right.", "`{}`", p.id);
             assert_eq!(
                 first.progress,
-                format!("Predictions in this chapter: {} of {total} answered, 1 right", n + 1),
+                format!(
+                    "Predictions in this chapter: {} of {total} answered, 1 right",
+                    n + 1
+                ),
                 "`{}`: the progress box after a right answer (the ones before ended wrong)",
                 p.id
             );
             // Wrong in every part.
-            assert!(second.says.iter().all(|s| !s.correct), "`{}`: wrong is wrong", p.id);
+            assert!(
+                second.says.iter().all(|s| !s.correct),
+                "`{}`: wrong is wrong",
+                p.id
+            );
             assert_eq!(second.verdict, "Your prediction is not what the GPU does:");
             let chosen: Vec<&str> = p
                 .parts
@@ -134,13 +148,23 @@ fn every_prediction_is_answered_in_the_browser() {
             // The parameter changed: the default's right answer is wrong now.
             let other = others[p.id];
             assert_eq!(third.value, other);
-            assert_ne!(third.program, first.program, "`{}`: the program follows the parameter", p.id);
+            assert_ne!(
+                third.program, first.program,
+                "`{}`: the program follows the parameter",
+                p.id
+            );
             assert_page_is_model(p, third, other, &right);
             let now: Vec<&str> = third.says.iter().map(|s| s.right.as_str()).collect();
-            assert_ne!(now, right, "`{}`: the right answer changed with the parameter", p.id);
+            assert_ne!(
+                now, right,
+                "`{}`: the right answer changed with the parameter",
+                p.id
+            );
             assert!(third.says.iter().any(|s| !s.correct), "`{}`", p.id);
             assert!(
-                third.progress.ends_with(&format!("{} of {total} answered, 0 right", n + 1)),
+                third
+                    .progress
+                    .ends_with(&format!("{} of {total} answered, 0 right", n + 1)),
                 "`{}`: the progress box counts the latest answer: {}",
                 p.id,
                 third.progress
@@ -150,13 +174,27 @@ fn every_prediction_is_answered_in_the_browser() {
         let stored: BTreeMap<String, serde_json::Value> =
             serde_json::from_str(&run.stored).expect("the progress in localStorage");
         for id in ids {
-            assert_eq!(stored[id], serde_json::json!({"right": false}), "`{id}` in localStorage");
+            assert_eq!(
+                stored[id],
+                serde_json::json!({"right": false}),
+                "`{id}` in localStorage"
+            );
         }
     }
-    let chapters = ["cpu-and-gpu", "streams-and-events", "hidden-syncs", "sampling-overlap", "allocator", "cuda-graphs"];
+    let chapters = [
+        "cpu-and-gpu",
+        "streams-and-events",
+        "hidden-syncs",
+        "sampling-overlap",
+        "allocator",
+        "cuda-graphs",
+    ];
     for chapter in chapters {
         let n = per_chapter.get(chapter).copied().unwrap_or(0);
-        assert!(n >= 3, "`{chapter}` has {n} predictions in the page, fewer than three");
+        assert!(
+            n >= 3,
+            "`{chapter}` has {n} predictions in the page, fewer than three"
+        );
     }
     assert_eq!(
         per_chapter.values().sum::<usize>(),
@@ -173,17 +211,41 @@ fn every_prediction_is_answered_in_the_browser() {
 }
 
 /// What the page showed for `chosen` at `value` is what the model says.
-fn assert_page_is_model(p: &Prediction, round: &book_check::predictions::Round, value: &str, chosen: &[&str]) {
+fn assert_page_is_model(
+    p: &Prediction,
+    round: &book_check::predictions::Round,
+    value: &str,
+    chosen: &[&str],
+) {
     let native = p.check(value, chosen).unwrap();
     assert_eq!(round.value, value);
-    assert_eq!(round.program, p.program(value), "`{}`: the program shown", p.id);
-    assert!(round.shown && round.svg > 0, "`{}`: the run's timeline shows", p.id);
+    assert_eq!(
+        round.program,
+        p.program(value),
+        "`{}`: the program shown",
+        p.id
+    );
+    assert!(
+        round.shown && round.svg > 0,
+        "`{}`: the run's timeline shows",
+        p.id
+    );
     assert_eq!(round.says.len(), native.parts.len(), "`{}`", p.id);
     for (page, model) in round.says.iter().zip(&native.parts) {
         assert_eq!(page.part, model.name);
-        assert_eq!(page.correct, model.correct, "`{}` part `{}`", p.id, model.name);
+        assert_eq!(
+            page.correct, model.correct,
+            "`{}` part `{}`",
+            p.id, model.name
+        );
         assert_eq!(page.right, model.right, "`{}` part `{}`", p.id, model.name);
-        assert_eq!(page.text, predict::shown(&model.feedback), "`{}` part `{}`: the feedback", p.id, model.name);
+        assert_eq!(
+            page.text,
+            predict::shown(&model.feedback),
+            "`{}` part `{}`: the feedback",
+            p.id,
+            model.name
+        );
     }
 }
 
@@ -195,7 +257,10 @@ fn without_javascript_the_predictions_show_their_answers() {
     };
     for (page, ids) in pages {
         let dom = without_javascript(&chromium, &server, &page).expect("chromium runs");
-        assert!(!dom.contains("gpu-prediction--live"), "`{page}`: live without JavaScript");
+        assert!(
+            !dom.contains("gpu-prediction--live"),
+            "`{page}`: live without JavaScript"
+        );
         for id in ids {
             let p = predict::prediction(&id).unwrap();
             let at = dom
@@ -203,10 +268,21 @@ fn without_javascript_the_predictions_show_their_answers() {
                 .unwrap_or_else(|| panic!("`{page}`: no `{id}`"));
             let block = &dom[at..];
             let block = &block[..block.find("</details>").expect("its answer, folded")];
-            assert!(block.contains("<details class=\"gpu-prediction-answer\">"), "`{id}`");
+            assert!(
+                block.contains("<details class=\"gpu-prediction-answer\">"),
+                "`{id}`"
+            );
             for (part, right) in p.parts.iter().zip(p.answer(p.default_value()).unwrap()) {
-                let label = part.options.iter().find(|o| o.value == right).unwrap().label;
-                let label = predict::shown(label).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+                let label = part
+                    .options
+                    .iter()
+                    .find(|o| o.value == right)
+                    .unwrap()
+                    .label;
+                let label = predict::shown(label)
+                    .replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;");
                 let text = block.replace("<code>", "").replace("</code>", "");
                 assert!(
                     text.contains(&format!("The model says: {label}.")),

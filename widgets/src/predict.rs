@@ -6,7 +6,7 @@
 //! A [`Prediction`] is a question of one or more [`Part`]s, each with a
 //! small closed answer (a choice, or a band of numbers), and one
 //! [`Parameter`] the reader may change (pinned or pageable, 2 or 20 µs
-//! kernels). Its right answer is never written down: [`check`] runs the
+//! kernels). Its right answer is never written down: [`Prediction::check`] runs the
 //! scenario on a fresh virtual GPU and derives each part's answer from its
 //! trace or its result, with a sentence for every option that says why it is
 //! right or what it got wrong, with the numbers of this run.
@@ -147,7 +147,12 @@ pub fn spec_json(id: &str) -> Result<String, Error> {
         chapter: p.chapter,
         question: p.question,
         parameter: &p.parameter,
-        programs: p.parameter.options.iter().map(|o| p.program(o.value)).collect(),
+        programs: p
+            .parameter
+            .options
+            .iter()
+            .map(|o| p.program(o.value))
+            .collect(),
         parts: p.parts,
     };
     Ok(serde_json::to_string(&out).expect("a spec serializes"))
@@ -205,7 +210,12 @@ impl Prediction {
             )));
         }
         let outcome = (self.run)(value)?;
-        assert_eq!(outcome.parts.len(), self.parts.len(), "`{}`: every part judged", self.id);
+        assert_eq!(
+            outcome.parts.len(),
+            self.parts.len(),
+            "`{}`: every part judged",
+            self.id
+        );
         let parts = self
             .parts
             .iter()
@@ -294,7 +304,7 @@ fn inline(s: &str) -> String {
         .collect()
 }
 
-/// `s` as the page's text shows it: [`inline`] without its tags.
+/// `s` as the page's text shows it: each `quoted` run without its backticks.
 pub fn shown(s: &str) -> String {
     s.replace('`', "")
 }
@@ -325,7 +335,9 @@ pub fn static_html(p: &Prediction) -> Result<String, Error> {
     html += "</ol>\n<details class=\"gpu-prediction-answer\"><summary>The answer (what the virtual GPU does)</summary>\n";
     for (part, result) in p.parts.iter().zip(&checked.parts) {
         let i = part.options.iter().position(|o| o.value == result.right);
-        let why = i.map_or("", |_| result.feedback.trim_start_matches("No answer chosen. "));
+        let why = i.map_or("", |_| {
+            result.feedback.trim_start_matches("No answer chosen. ")
+        });
         html += &format!("<p>{}</p>\n", inline(why));
     }
     html += "</details>\n</div>\n";

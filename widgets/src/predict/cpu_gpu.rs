@@ -179,7 +179,11 @@ fn bound(kernel: &str) -> Result<Outcome, Error> {
     let drawn = run(kernel)?;
     let p = drawn.run;
     let (cpu, gpu) = (time(p.cpu_ns), time(p.gpu_ns));
-    let right = if p.launch_bound() { "launch" } else { "compute" };
+    let right = if p.launch_bound() {
+        "launch"
+    } else {
+        "compute"
+    };
     Ok(Outcome::new(view(drawn.svg, &numbers(&p), "")).part(
         right,
         vec![
@@ -209,7 +213,11 @@ fn wall(kernel: &str) -> Result<Outcome, Error> {
     let (cpu, gpu, wall) = (time(p.cpu_ns), time(p.gpu_ns), time(p.wall_ns));
     let (right, says) = banded(
         p.wall_ns,
-        &[(150e3, "lt150"), (300e3, "150-300"), (f64::INFINITY, "gt300")],
+        &[
+            (150e3, "lt150"),
+            (300e3, "150-300"),
+            (f64::INFINITY, "gt300"),
+        ],
         &format!(
             "T_wall is {wall}: about the larger of ΣCPU ({cpu}) and ΣGPU ({gpu}), because the launches and the kernels overlap."
         ),

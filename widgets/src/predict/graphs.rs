@@ -150,7 +150,16 @@ fn step_program(mode: &str, us: u64) -> String {
 }
 
 /// Runs the step.
-fn step(mode: &str, us: u64) -> Result<(workbook_benches::figures::Live<workbook_benches::graphs::Timing>, f64), Error> {
+fn step(
+    mode: &str,
+    us: u64,
+) -> Result<
+    (
+        workbook_benches::figures::Live<workbook_benches::graphs::Timing>,
+        f64,
+    ),
+    Error,
+> {
     let drawn = live(&KernelStep {
         count: KERNELS.count,
         length: Duration::from_micros(us),

@@ -250,7 +250,11 @@ fn wait(which: &str) -> Result<Outcome, Error> {
     ];
     let (right, says) = banded(
         longest as f64,
-        &[(100e3, "lt100us"), (1e6, "100us-1ms"), (f64::INFINITY, "gt1ms")],
+        &[
+            (100e3, "lt100us"),
+            (1e6, "100us-1ms"),
+            (f64::INFINITY, "gt1ms"),
+        ],
         &match call {
             "to_vec" => format!(
                 "It waits for the step the CPU has just launched, about the GPU's 2 ms: {waited}."

@@ -136,7 +136,7 @@ fn program(plan: &Schedule) -> String {
         Source::Pinned => "copy_from_pinned(&pinned, slot)",
         Source::Pageable => "copy_from_host(&vec, slot)",
     };
-    let mib = CHUNK * 4 >> 20;
+    let mib = (CHUNK * size_of::<f32>()) >> 20;
     if plan.streams == 1 {
         return format!(
             "// {CHUNKS} chunks of {mib} MiB on one stream, one slot (streams::schedule)\nfor i in 0..{CHUNKS} {{\n    s.{copy}?;\n    s.sum_after(COMPUTE, slot, sums.slice(i..i + 1))?;\n}}\nlet sums = s.to_vec(&sums)?;"
@@ -182,11 +182,7 @@ fn numbers(r: &Ran) -> Vec<(&'static str, String)> {
         ),
         (
             "copy time under a sum",
-            format!(
-                "{} of {}",
-                time(r.under as f64),
-                time(r.copies as f64)
-            ),
+            format!("{} of {}", time(r.under as f64), time(r.copies as f64)),
         ),
         (
             "CPU time inside the copy calls",
@@ -238,7 +234,10 @@ fn race(plan: &Schedule) -> Result<Outcome, Error> {
         .filter(|&&s| s == CHUNK as f32)
         .count();
     let sums = match (right_sums, races.is_empty()) {
-        (CHUNKS, false) => "the sums still came out right this time, which an unordered access does not promise".to_string(),
+        (CHUNKS, false) => {
+            "the sums still came out right this time, which an unordered access does not promise"
+                .to_string()
+        }
         _ => format!("{right_sums} of {CHUNKS} sums were right"),
     };
     let report = races.first().map(ToString::to_string).unwrap_or_default();
@@ -289,7 +288,11 @@ fn pageable(plan: &Schedule) -> Result<Outcome, Error> {
     };
     let (right, says) = banded(
         cpu,
-        &[(100e3, "lt100us"), (1e6, "100us-1ms"), (f64::INFINITY, "gt1ms")],
+        &[
+            (100e3, "lt100us"),
+            (1e6, "100us-1ms"),
+            (f64::INFINITY, "gt1ms"),
+        ],
         &why,
         "Too short.",
         "Too long.",

@@ -77,7 +77,11 @@ fn changing_the_parameter_changes_the_answer() {
         let changed = p.parameter.options[1..]
             .iter()
             .any(|o| p.answer(o.value).unwrap() != default);
-        assert!(changed, "`{}`: no value of its parameter changes the answer", p.id);
+        assert!(
+            changed,
+            "`{}`: no value of its parameter changes the answer",
+            p.id
+        );
     }
 }
 
@@ -90,7 +94,11 @@ fn a_right_answer_is_right_and_every_wrong_one_says_why() {
         assert!(checked.correct, "`{}`", p.id);
         assert!(!checked.view.svg.is_empty(), "`{}` draws its run", p.id);
         for (i, part) in p.parts.iter().enumerate() {
-            assert!(checked.parts[i].feedback.starts_with("Right: "), "`{}`", p.id);
+            assert!(
+                checked.parts[i].feedback.starts_with("Right: "),
+                "`{}`",
+                p.id
+            );
             let mut reasons = BTreeSet::new();
             for wrong in part.options.iter().filter(|o| o.value != right[i]) {
                 let mut chosen = right.clone();
@@ -105,7 +113,11 @@ fn a_right_answer_is_right_and_every_wrong_one_says_why() {
                     p.id,
                     said.feedback
                 );
-                assert!(said.feedback.len() > wrong.label.len() + 40, "`{}`: a reason", p.id);
+                assert!(
+                    said.feedback.len() > wrong.label.len() + 40,
+                    "`{}`: a reason",
+                    p.id
+                );
                 reasons.insert(said.feedback.clone());
                 // The other parts are still judged right.
                 for (j, other) in checked.parts.iter().enumerate() {
@@ -134,7 +146,11 @@ fn predictions_are_well_formed() {
                 p.id
             );
         }
-        assert!(spec_json(p.id).unwrap().contains(p.question.split('`').next().unwrap()));
+        assert!(
+            spec_json(p.id)
+                .unwrap()
+                .contains(p.question.split('`').next().unwrap())
+        );
     }
     assert!(check_json("cpu-gpu-bound", "3", "[]").is_err());
     assert!(check_json("nope", "2", "[]").is_err());
@@ -166,7 +182,8 @@ fn the_static_answers_are_the_models() {
             "`{}` is not what the model says now: run `UPDATE_PREDICTIONS=1 cargo test -p workbook-widgets --lib predict` and commit it",
             path.display()
         );
-        let chapter = std::fs::read_to_string(chapters().join(format!("{}.md", p.chapter))).unwrap();
+        let chapter =
+            std::fs::read_to_string(chapters().join(format!("{}.md", p.chapter))).unwrap();
         let include = format!("{{{{#include generated/predictions/{}.html}}}}", p.id);
         assert_eq!(
             chapter.matches(&include).count(),
@@ -177,7 +194,12 @@ fn the_static_answers_are_the_models() {
         );
     }
     let files = std::fs::read_dir(&dir).unwrap().count();
-    assert_eq!(files, predictions().count(), "a file in `{}` per prediction, no other", dir.display());
+    assert_eq!(
+        files,
+        predictions().count(),
+        "a file in `{}` per prediction, no other",
+        dir.display()
+    );
 }
 
 /// Prints every answer (`cargo test -p workbook-widgets print_answers -- --ignored --nocapture`).
@@ -188,7 +210,10 @@ fn print_answers() {
         for o in p.parameter.options {
             let c = p.check(o.value, &[]).unwrap();
             for part in &c.parts {
-                println!("{} [{}] {}: {} | {}", p.id, o.value, part.name, part.right, part.feedback);
+                println!(
+                    "{} [{}] {}: {} | {}",
+                    p.id, o.value, part.name, part.right, part.feedback
+                );
             }
         }
     }
