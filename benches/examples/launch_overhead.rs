@@ -1,7 +1,8 @@
 //! What one launch of an empty kernel costs the CPU, and how much of that is
 //! the `gpu` crate's bookkeeping: cudarc's result layer, cudarc's
 //! `launch_builder`, and the crate's `spin(0)` with its trace and race
-//! checker on and off, 30 rounds of 200 launches each, pair by pair.
+//! checker on and off, 30 rounds of 200 launches each, pair by pair; three
+//! runs of that, one after the other, with the ratio the book quotes per run.
 //!
 //! ```text
 //! cargo run --release -p workbook-benches --example launch_overhead
@@ -22,11 +23,14 @@ fn main() -> Result<()> {
         BackendKind::Cuda => Backend::Cuda,
         BackendKind::Virtual => Backend::Virtual,
     };
-    let costs = measure_launches(&LaunchBench {
+    let bench = LaunchBench {
         backend,
         ..LaunchBench::default()
-    })?;
+    };
+    let runs = (0..launch_overhead::RUNS)
+        .map(|_| measure_launches(&bench))
+        .collect::<Result<Vec<_>>>()?;
     let header = header(&device, &example_command("launch_overhead"), COMMIT);
-    print!("{}", launch_overhead::report(&header, &costs));
+    print!("{}", launch_overhead::report(&header, &runs));
     Ok(())
 }

@@ -155,11 +155,13 @@ pub fn allocation(b: &Bench, out: &mut Table) -> Result<()> {
         // ANCHOR: free
         let mut segment = None;
         alloc.push(b.behind_gate(|b| {
-            segment = Some(b.device.alloc_segment(bytes)?); // cuMemAlloc: slow, no wait
+            // cuMemAlloc: slow, no wait
+            segment = Some(b.device.alloc_segment(bytes)?);
             Ok(())
         })?);
         let segment = segment.expect("allocated above");
-        free.push(b.behind_gate(|b| b.device.free_segment(segment))?); // cuMemFree: waits
+        // cuMemFree: waits
+        free.push(b.behind_gate(|b| b.device.free_segment(segment))?);
         // ANCHOR_END: free
     }
     out.row("alloc_segment 64 MiB (cuMemAlloc)", min_max(&alloc));

@@ -2,7 +2,9 @@
 //! the table of [`gpu::measure_launches`] (an empty kernel launched through
 //! cudarc's result layer, through cudarc's `launch_builder`, and through the
 //! crate with its trace and race checker on and off, pair by pair in one
-//! process).
+//! process), for each of [`RUNS`] runs one after the other, and the ratio
+//! the book quotes, the crate with its checks on against the result layer,
+//! run by run.
 
 use gpu::{LaunchCosts, LaunchWay, Spread};
 use std::fmt::Write as _;
@@ -31,9 +33,38 @@ const RATIOS: [(LaunchWay, LaunchWay, &str); 4] = [
     ),
 ];
 
-/// The table of `costs`, after `header` (the provenance lines).
-pub fn report(header: &str, costs: &LaunchCosts) -> String {
+/// How many times the example measures the table, one run after the other
+/// in one process: a machine's state moves between runs, so a claim about
+/// the ratio holds only if it holds in each.
+pub const RUNS: usize = 3;
+
+/// Every run's table after `header` (the provenance lines), then the ratio
+/// of the crate with its checks on to the result layer, run by run.
+pub fn report(header: &str, runs: &[LaunchCosts]) -> String {
     let mut out = format!("{header}\n");
+    for (i, costs) in runs.iter().enumerate() {
+        let _ = writeln!(out, "## run {} of {}\n", i + 1, runs.len());
+        out.push_str(&table(costs));
+        out.push('\n');
+    }
+    let per_run: Vec<String> = runs
+        .iter()
+        .filter_map(|c| c.ratio(LaunchWay::Checked, LaunchWay::ResultLayer))
+        .map(|spread| format!("{:.2}x", spread.median))
+        .collect();
+    if !per_run.is_empty() {
+        let _ = writeln!(
+            out,
+            "crate, checks on / result layer, run by run: {}",
+            per_run.join(", ")
+        );
+    }
+    out
+}
+
+/// One run's table: the launch time of each way, then the ratios.
+fn table(costs: &LaunchCosts) -> String {
+    let mut out = String::new();
     let (rounds, launches) = (costs.rounds, costs.launches);
     let _ = writeln!(
         out,
@@ -83,11 +114,30 @@ mod tests {
             launches: 20,
         };
         let costs = measure_launches(&bench).unwrap();
-        let text = report("header\n", &costs);
+        let text = report("header\n", std::slice::from_ref(&costs));
         assert!(costs.per_launch(LaunchWay::ResultLayer).is_none(), "{text}");
         assert_eq!(costs.rounds(LaunchWay::Checked).len(), 3, "{text}");
         assert!(text.contains("CUDA only"), "{text}");
         assert!(text.contains("crate, checks on / checks off"), "{text}");
         assert!(!text.contains("/ result layer"), "{text}");
+        assert!(text.contains("## run 1 of 1"), "{text}");
+    }
+
+    #[test]
+    fn each_run_has_its_table_and_the_ratio_is_given_run_by_run() {
+        let bench = LaunchBench {
+            backend: Backend::Virtual,
+            rounds: 3,
+            launches: 20,
+        };
+        let runs: Vec<LaunchCosts> = (0..RUNS)
+            .map(|_| measure_launches(&bench).unwrap())
+            .collect();
+        let text = report("header\n", &runs);
+        assert!(text.starts_with("header\n\n## run 1 of 3\n"), "{text}");
+        assert_eq!(text.matches("pair by pair").count(), 3, "{text}");
+        assert!(text.contains("## run 3 of 3"), "{text}");
+        // The virtual GPU has no result layer: no ratio to give per run.
+        assert!(!text.contains("run by run"), "{text}");
     }
 }

@@ -7,8 +7,10 @@
 //! unhandled promise rejections, `console.error` calls and every element
 //! whose resource failed to load (an `error` event in the capture phase). On
 //! `load` (and a moment after, for late errors) it also records every image
-//! that is not complete or has no pixels, and mdBook directives left in the
-//! page's text (`{{#include` shown to the reader), and writes all of it as
+//! that is not complete or has no pixels, mdBook directives left in the
+//! page's text (`{{#include` shown to the reader), every table whose right
+//! edge passes the text column's (or the window's) and a page that scrolls
+//! sideways, in a window [`WIDTH`] pixels wide, and writes all of it as
 //! JSON into `<pre id="book-check-probe">`. [`probe`] runs Chromium with
 //! `--dump-dom`, reads that element back, and adds what the server saw: any
 //! request for a file the book does not have (a 404), and any link of the
@@ -56,6 +58,20 @@ pub const PROBE: &str = r#"<script>
       ['{{#include', '{{#rustdoc_include', '{{#playground'].forEach(function (d) {
         if (text.indexOf(d) >= 0) { say('unresolved mdBook directive in the page: ' + d); }
       });
+      var column = document.querySelector('.content main') || document.body;
+      var edge = Math.min(column.getBoundingClientRect().right, document.documentElement.clientWidth);
+      document.querySelectorAll('table').forEach(function (table) {
+        var over = Math.round(table.getBoundingClientRect().right - edge);
+        if (over > 1) {
+          var head = table.querySelector('th, td');
+          say('a table overflows the text column at ' + window.innerWidth + ' px wide by ' + over +
+              ' px (its first cell: "' + (head ? head.textContent.trim().slice(0, 40) : '') + '")');
+        }
+      });
+      if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) {
+        say('the page scrolls sideways at ' + window.innerWidth + ' px wide: ' +
+            document.documentElement.scrollWidth + ' px of content');
+      }
       var links = Array.prototype.map.call(document.querySelectorAll('a[href]'), function (a) { return a.href; });
       var out = document.createElement('pre');
       out.id = 'book-check-probe';
@@ -139,11 +155,16 @@ pub const HEADLESS: &[&str] = &[
     "--disable-sync",
 ];
 
+/// The width of the window every page is probed in: a laptop's, the
+/// narrowest a reader of the book's wide tables is likely to have.
+pub const WIDTH: u32 = 1280;
+
 /// Runs Chromium on `url` and returns the DOM it dumped.
 fn run_chromium(chromium: &Path, profile: &Path, url: &str) -> Result<String, String> {
     let mut child = Command::new(chromium)
         .args(HEADLESS)
         .args(["--virtual-time-budget=5000", "--dump-dom"])
+        .arg(format!("--window-size={WIDTH},1000"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url)
         .stdout(Stdio::piped())
@@ -234,7 +255,8 @@ pub fn screenshot(chromium: &Path, server: &Server, page: &str, png: &Path) -> R
             "--no-first-run",
             "--hide-scrollbars",
         ])
-        .args(["--window-size=1280,2400", "--virtual-time-budget=3000"])
+        .arg(format!("--window-size={WIDTH},2400"))
+        .arg("--virtual-time-budget=3000")
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", png.display()))
         .arg(format!("{}/{page}", server.origin()))

@@ -225,7 +225,44 @@ fn check_entry(
         return problems;
     }
     problems.extend(check_file(repo, name, &path, &entry.pathspecs()).err());
+    if has_commit && let Ok(text) = std::fs::read_to_string(&path) {
+        problems.extend(check_toolchain(name, &text, entry.on).err());
+    }
     problems
+}
+
+/// Whether the header of a measurement file (`name`, its text `text`)
+/// records what it ran on besides the commit: the driver always, and the
+/// CUDA compiler or toolkit: an `nvrtc:` line for the Rust programs (which
+/// compile their kernels with NVRTC), the `CUDA x.y` PyTorch was built
+/// with in the `device:` line of a PyTorch script.
+pub fn check_toolchain(name: &str, text: &str, on: On) -> Result<(), String> {
+    let measure = how_to_measure(text);
+    let known = |key| header_value(text, key).filter(|v| !v.is_empty() && *v != "unknown");
+    if known("driver").is_none() {
+        return Err(format!(
+            "`{name}` does not say which driver it ran on (no `driver:` line, or `unknown`): measure it again with {measure}"
+        ));
+    }
+    let toolkit = match on {
+        On::Benches | On::Gpu => known("nvrtc").is_some(),
+        On::Python => known("device").is_some_and(|device| {
+            device
+                .split("CUDA ")
+                .nth(1)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        }),
+    };
+    if !toolkit {
+        let wanted = match on {
+            On::Benches | On::Gpu => "an `nvrtc:` line",
+            On::Python => "`CUDA x.y` in its `device:` line",
+        };
+        return Err(format!(
+            "`{name}` does not say which CUDA compiler it ran with ({wanted}): measure it again with {measure}"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //!
 //! `a_broken_page_is_caught` serves `tests/fixtures/pages/`, whose
 //! `broken.html` has each fault once (a missing image and stylesheet, an
-//! unresolved include, a dead link and a dead anchor, a console error and an
-//! uncaught exception), and requires every one to be reported, while
+//! unresolved include, a dead link and a dead anchor, a console error, an
+//! uncaught exception, and a table wider than a 1280-pixel window), and
+//! requires every one to be reported, while
 //! `sound.html` must come out clean. `the_rendered_book_loads_cleanly` builds
 //! the real book with mdBook (from the chapters that exist, see
 //! [`book_check::shadow`]) and loads every page of it. The chapters' live
@@ -48,6 +49,8 @@ fn a_broken_page_is_caught() {
         "the page has no element with id `nope`",
         "console error: something went wrong",
         "uncaught error: ",
+        "a table overflows the text column at 1280 px wide by",
+        "the page scrolls sideways at 1280 px wide",
     ];
     for says in expected {
         assert!(

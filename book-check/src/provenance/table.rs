@@ -236,6 +236,34 @@ pub const MEASURED: &[Measured] = &[
         "torch_streams_copy_overlap.txt",
         &["benches/python/streams_copy_overlap.py"],
     ),
+    python(
+        "torch_cpu_wait.txt",
+        &["benches/python/cpu_wait.py", "benches/python/cudart.py"],
+    ),
+    python(
+        "torch_event_timing.txt",
+        &["benches/python/event_timing.py"],
+    ),
+    python(
+        "torch_graph_memory.txt",
+        &["benches/python/graph_memory.py"],
+    ),
+    python(
+        "torch_graph_update.txt",
+        &["benches/python/graph_update.py", "benches/python/cudart.py"],
+    ),
+    python(
+        "torch_host_func.txt",
+        &["benches/python/host_func.py", "benches/python/cudart.py"],
+    ),
+    python(
+        "torch_mallocasync_threshold.txt",
+        &[
+            "benches/python/mallocasync_threshold.py",
+            "benches/python/cudart.py",
+        ],
+    ),
+    python("torch_priorities.txt", &["benches/python/priorities.py"]),
 ];
 
 /// The measurement files written before the header had a `commit:` line,

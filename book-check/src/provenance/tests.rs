@@ -196,7 +196,12 @@ fn the_folder_is_held_to_the_table_and_the_list_of_files_not_measured_again() {
     let at = repo.git(&["rev-parse", "--short=12", "HEAD"]);
     repo.write(
         "measurements/run.txt",
-        &format!("command: python3 run.py\ncommit:  {at}\n\n1 µs\n"),
+        &format!(
+            "command: python3 run.py\n\
+             device:  NVIDIA H200 (torch 2.11.0+cu130, CUDA 13.0, Python 3.12.3)\n\
+             driver:  580.159.04\n\
+             commit:  {at}\n\n1 µs\n"
+        ),
     );
     let problems = check_with(repo.path(), &folder, TABLE, &["run.txt"]);
     assert_eq!(
@@ -214,4 +219,32 @@ fn the_folder_is_held_to_the_table_and_the_list_of_files_not_measured_again() {
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(problems[0].starts_with("`new.txt` is not in `book_check::provenance::MEASURED`"));
     assert!(problems[1].contains("measures `benches/python/common.py`, which does not exist"));
+}
+
+#[test]
+fn a_header_without_its_driver_or_its_cuda_compiler_is_refused() {
+    let rust = "command: cargo run --release -p workbook-benches --example run\n\
+                device:  NVIDIA H200 (cuda backend)\n\
+                driver:  580.159.04\n\
+                nvrtc:   13.0\n\
+                commit:  abc123\n\n1 µs\n";
+    assert_eq!(check_toolchain("run.txt", rust, On::Benches), Ok(()));
+    let no_driver = rust.replace("driver:  580.159.04\n", "");
+    let error = check_toolchain("run.txt", &no_driver, On::Benches).unwrap_err();
+    assert!(error.contains("which driver"), "{error}");
+    let unknown = rust.replace("580.159.04", "unknown");
+    assert!(check_toolchain("run.txt", &unknown, On::Gpu).is_err());
+    let no_nvrtc = rust.replace("nvrtc:   13.0\n", "");
+    let error = check_toolchain("run.txt", &no_nvrtc, On::Gpu).unwrap_err();
+    assert!(error.contains("an `nvrtc:` line"), "{error}");
+    assert!(error.contains("benches/remeasure"), "{error}");
+    let python = "command: python3 benches/python/x.py\n\
+                  device:  NVIDIA H200 (torch 2.11.0+cu130, CUDA 13.0, Python 3.12.3)\n\
+                  driver:  580.159.04\n\
+                  commit:  abc123\n";
+    assert_eq!(check_toolchain("x.txt", python, On::Python), Ok(()));
+    let cpu_torch = python.replace("CUDA 13.0", "CUDA None");
+    let error = check_toolchain("x.txt", &cpu_torch, On::Python).unwrap_err();
+    assert!(error.contains("`CUDA x.y`"), "{error}");
+    assert!(error.contains("python3 benches/python/x.py"), "{error}");
 }

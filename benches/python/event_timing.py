@@ -1,0 +1,98 @@
+"""The limits of timing with events, in PyTorch.
+
+The measurement behind the cpu-and-gpu chapter's three things about event
+timing that are easy to get wrong:
+
+* **resolution**: 1000 pairs of timing events recorded back to back on a
+  stream kept busy before them (so the GPU, not the CPU, paces the pair);
+  the distinct values ``elapsed_time`` gives, smallest first;
+* **what the pair times**: a 1 ms kernel between two events, alone and with
+  another stream's 2 ms kernel waited for inside the pair
+  (``wait_stream``), and with a 2 ms kernel of the same stream queued
+  between the first event and the 1 ms kernel;
+* **reading the time too early**: ``elapsed_time`` while the end event is
+  still pending, and what PyTorch says.
+
+    python3 benches/python/event_timing.py > chapters/measurements/torch_event_timing.txt
+
+Needs PyTorch with CUDA and a GPU; the header says what it ran on.
+"""
+
+import collections
+import sys
+
+import torch
+
+from common import Spin, header, require_cuda
+
+COMMAND = "python3 benches/python/event_timing.py"
+PAIRS = 1000
+
+
+def pair() -> tuple[torch.cuda.Event, torch.cuda.Event]:
+    return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+
+def resolution(spin: Spin) -> list[str]:
+    spin(20.0)  # the GPU is busy while the CPU records every pair
+    pairs = []
+    for _ in range(PAIRS):
+        start, end = pair()
+        start.record()
+        end.record()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    counts = collections.Counter(round(s.elapsed_time(e) * 1e3, 3) for s, e in pairs)
+    values = ", ".join(f"{us:g} µs ×{n}" for us, n in sorted(counts.items())[:6])
+    return [f"{PAIRS} back-to-back pairs on a busy stream: {values}"]
+
+
+def what_is_timed(spin: Spin) -> list[str]:
+    other = torch.cuda.Stream()
+    rows = []
+    for label in ("a 1 ms kernel alone", "another stream's 2 ms waited for inside", "the stream's own 2 ms queued inside"):
+        torch.cuda.synchronize()
+        start, end = pair()
+        start.record()
+        if label.startswith("another"):
+            with torch.cuda.stream(other):
+                spin(2.0)
+            torch.cuda.current_stream().wait_stream(other)
+        elif label.startswith("the stream's"):
+            spin(2.0)
+        spin(1.0)
+        end.record()
+        end.synchronize()
+        rows.append(f"  {label:<42} {start.elapsed_time(end):6.3f} ms")
+    return ["the pair around a 1 ms kernel:"] + rows
+
+
+def too_early(spin: Spin) -> list[str]:
+    torch.cuda.synchronize()
+    start, end = pair()
+    start.record()
+    spin(10.0)
+    end.record()
+    try:
+        ms = start.elapsed_time(end)
+        said = f"returned {ms:.3f} ms"
+    except RuntimeError as error:
+        said = f"raised RuntimeError: {str(error).splitlines()[0]}"
+    torch.cuda.synchronize()
+    return [f"elapsed_time with the end event pending: {said}"]
+
+
+def main() -> int:
+    if not require_cuda():
+        return 1
+    print(header(COMMAND))
+    spin = Spin()
+    print(f"GPU helper: {spin}")
+    print()
+    for lines in (resolution(spin), what_is_timed(spin), too_early(spin)):
+        print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
