@@ -50,6 +50,10 @@ pub const DRIVER: &str = r#"<script>
     return {
       value: round.value, program: program, says: says, ms: ms,
       verdict: block.querySelector('.gpu-prediction-verdict').textContent,
+      report: block.querySelector('.gpu-prediction-result .gpu-widget-report').textContent,
+      numbers: Array.prototype.map.call(block.querySelectorAll('.gpu-prediction-result .gpu-widget-numbers > div'), function (d) {
+        return [d.querySelector('dt').textContent, d.querySelector('dd').textContent];
+      }),
       shown: !block.querySelector('.gpu-prediction-result').hidden,
       svg: svg ? svg.outerHTML.length : 0,
       progress: box ? box.textContent : '',
@@ -110,6 +114,10 @@ pub struct Round {
     pub says: Vec<Says>,
     /// The verdict line.
     pub verdict: String,
+    /// The run's report (a race, a capture's errors), empty when none.
+    pub report: String,
+    /// The run's numbers in the page: (label, value).
+    pub numbers: Vec<(String, String)>,
     /// Whether the result (timeline and feedback) shows.
     pub shown: bool,
     /// The length of the timeline's SVG in the page (0: none).

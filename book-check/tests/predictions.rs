@@ -231,6 +231,18 @@ fn assert_page_is_model(
         p.id
     );
     assert_eq!(round.says.len(), native.parts.len(), "`{}`", p.id);
+    assert_eq!(
+        round.report, native.view.report,
+        "`{}`: the run's report",
+        p.id
+    );
+    let numbers: Vec<(String, String)> = native
+        .view
+        .numbers
+        .iter()
+        .map(|n| (n.label.clone(), n.value.clone()))
+        .collect();
+    assert_eq!(round.numbers, numbers, "`{}`: the run's numbers", p.id);
     for (page, model) in round.says.iter().zip(&native.parts) {
         assert_eq!(page.part, model.name);
         assert_eq!(

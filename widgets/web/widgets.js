@@ -251,10 +251,12 @@
     var feedback = element('div', 'gpu-prediction-feedback');
     var picture = element('div', 'gpu-widget-svg');
     var numbers = element('dl', 'gpu-widget-numbers');
+    var report = element('pre', 'gpu-widget-report');
     result.appendChild(verdict);
     result.appendChild(feedback);
     result.appendChild(picture);
     result.appendChild(numbers);
+    result.appendChild(report);
     form.addEventListener('submit', function (e) {
       e.preventDefault();
       var answers = spec.parts.map(function (part) {
@@ -283,6 +285,8 @@
       });
       picture.innerHTML = checked.view.svg;
       showNumbers(numbers, checked.view.numbers);
+      report.textContent = checked.view.report;
+      report.hidden = !checked.view.report;
       result.hidden = false;
       block.gpuPredictionChecked = checked;
       remember(id, checked.correct);
