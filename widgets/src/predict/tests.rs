@@ -201,20 +201,3 @@ fn the_static_answers_are_the_models() {
         dir.display()
     );
 }
-
-/// Prints every answer (`cargo test -p workbook-widgets print_answers -- --ignored --nocapture`).
-#[test]
-#[ignore = "prints the answers, for writing ANSWERS"]
-fn print_answers() {
-    for p in predictions() {
-        for o in p.parameter.options {
-            let c = p.check(o.value, &[]).unwrap();
-            for part in &c.parts {
-                println!(
-                    "{} [{}] {}: {} | {}",
-                    p.id, o.value, part.name, part.right, part.feedback
-                );
-            }
-        }
-    }
-}
