@@ -33,12 +33,14 @@
 //! The rendered pages are checked in a real browser by [`browser`]: headless
 //! Chromium loads them from a small local server and reports images that did
 //! not load, console errors, unresolved directives and dead internal links,
-//! and [`widgets`] drives the chapters' live timelines there.
+//! and [`widgets`] drives the chapters' live timelines there, [`predictions`]
+//! their predictions.
 
 pub mod browser;
 pub mod include;
 pub mod links;
 pub mod measured;
+pub mod predictions;
 pub mod provenance;
 pub mod server;
 pub mod shadow;

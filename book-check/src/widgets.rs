@@ -195,8 +195,20 @@ fn profile(what: &str) -> std::path::PathBuf {
 /// Loads `page` with the driver and `plan` (a JSON object) and returns what
 /// the driver posted, waiting at most two minutes.
 pub fn drive(chromium: &Path, server: &Server, page: &str, plan: &str) -> Result<PageRun, String> {
+    let report = run_script(chromium, server, page, &DRIVER.replace("__PLAN__", plan))?;
+    serde_json::from_str(&report).map_err(|e| format!("`{page}`: the driver's report: {e}"))
+}
+
+/// Loads `page` with `script` added, in a fresh profile, and returns what
+/// the script posted to `/__book-check/report`, waiting at most two minutes.
+pub fn run_script(
+    chromium: &Path,
+    server: &Server,
+    page: &str,
+    script: &str,
+) -> Result<String, String> {
     server.clear_reports();
-    server.set_script(&DRIVER.replace("__PLAN__", plan));
+    server.set_script(script);
     let dir = profile(page);
     let child = Command::new(chromium)
         .args(HEADLESS)
@@ -211,8 +223,7 @@ pub fn drive(chromium: &Path, server: &Server, page: &str, plan: &str) -> Result
     stop(child);
     server.set_script("");
     let _ = std::fs::remove_dir_all(&dir);
-    let report = report.ok_or_else(|| format!("`{page}`: the driver posted nothing in 120 s"))?;
-    serde_json::from_str(&report).map_err(|e| format!("`{page}`: the driver's report: {e}"))
+    report.ok_or_else(|| format!("`{page}`: the driver posted nothing in 120 s"))
 }
 
 /// Ends a Chromium that runs until told to stop.

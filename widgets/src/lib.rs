@@ -26,6 +26,12 @@
 //! builds each widget's controls from its spec and redraws on every change.
 //! Natively, the same two functions are what the book's browser test compares
 //! the page with.
+//!
+//! The chapters' predictions ([`predict`]) run the same scenarios: the
+//! reader predicts what the GPU will do, and `prediction_check(id, value,
+//! answers)` ([`predict::check_json`]) runs the program and judges each part
+//! of the answer from the run's trace; `prediction_spec(id)`
+//! ([`predict::spec_json`]) gives the question, its parameter and its parts.
 
 mod allocator;
 mod controls;
@@ -33,6 +39,7 @@ mod cpu_gpu;
 mod graphs;
 mod hidden_syncs;
 mod overlap;
+pub mod predict;
 mod streams;
 mod timeline;
 mod view;
@@ -42,7 +49,7 @@ mod wasm;
 pub use controls::{Choice, Control, Kind, Spec, Value, Values};
 pub use view::{Error, Number, View};
 #[cfg(target_arch = "wasm32")]
-pub use wasm::{widget_render, widget_spec};
+pub use wasm::{prediction_check, prediction_spec, widget_render, widget_spec};
 
 /// One widget: its name, its controls, and how it draws.
 struct Widget {
