@@ -528,6 +528,37 @@ mod tests {
     }
 
     #[test]
+    fn a_malloc_that_waits_before_a_refusal_is_named() {
+        let call = Call::Malloc {
+            size: 4096,
+            stream: StreamId(0),
+        };
+        let done = |asked: &[Asked]| {
+            let done = Done {
+                call: &call,
+                before: &[],
+                after: &[],
+                asked,
+                handed: None,
+                pending: &BTreeMap::new(),
+            };
+            waited_in_malloc(&done).map(|f| f.actual)
+        };
+        let refused = Asked::Segment {
+            bytes: MB2,
+            granted: false,
+        };
+        assert_eq!(
+            done(&[Asked::Wait(StreamId(1))]).as_deref(),
+            Some(
+                "`malloc(4096, stream 0)` waited for the event(s) of stream(s) [1] (`wait_event`) before the driver refused anything"
+            )
+        );
+        assert_eq!(done(&[refused, Asked::Wait(StreamId(1))]), None);
+        assert_eq!(done(&[]), None);
+    }
+
+    #[test]
     fn blocks_past_their_segment_are_named_by_cause() {
         let call = Call::EmptyCache;
         let across = [
