@@ -84,12 +84,9 @@ pub(super) fn one_event_wait_per_step(ctx: &Ctx) -> Result<(), Failure> {
 /// An event wait of `window` (one step, from a `decode_step` launch up to
 /// the next) after its last read of pinned memory: a wait whose results
 /// the CPU never reads before the next launch, made only to hold that
-/// launch back.
+/// launch back. None when the window reads nothing.
 pub(super) fn wait_before_the_next_launch(window: &[TraceEntry]) -> Option<&TraceEntry> {
-    let after = window
-        .iter()
-        .rposition(|e| e.op == OpKind::HostRead)
-        .map_or(0, |i| i + 1);
+    let after = window.iter().rposition(|e| e.op == OpKind::HostRead)? + 1;
     window[after..]
         .iter()
         .find(|e| e.blocking == Some(BlockReason::EventSynchronize))
