@@ -66,9 +66,43 @@ pub(super) struct Done<'a> {
 /// names the call, what it did, and the rule.
 pub(super) fn broken(done: &Done<'_>) -> Option<Failure> {
     events(done)
+        .or_else(|| waited_in_malloc(done))
         .or_else(|| stream_and_pool(done))
         .or_else(|| merged_with_a_pending_block(done))
         .or_else(|| outside_its_segment(done))
+}
+
+/// A `malloc` waits for no event until the driver has refused it a segment
+/// (the retry waits for the pending frees); before that it only polls.
+fn waited_in_malloc(done: &Done<'_>) -> Option<Failure> {
+    let Call::Malloc { .. } = done.call else {
+        return None;
+    };
+    let refused = done
+        .asked
+        .iter()
+        .position(|a| matches!(a, Asked::Segment { granted: false, .. }))
+        .unwrap_or(done.asked.len());
+    let waited: Vec<u32> = done.asked[..refused]
+        .iter()
+        .filter_map(|a| match a {
+            Asked::Wait(s) => Some(s.0),
+            _ => None,
+        })
+        .collect();
+    if waited.is_empty() {
+        return None;
+    }
+    Some(
+        Failure::new(
+            "malloc polls the pending frees' events and waits for none, unless the driver refused a segment (the retry waits)",
+            format!(
+                "`{}` waited for the event(s) of stream(s) {waited:?} (`wait_event`) before the driver refused anything",
+                done.call
+            ),
+        )
+        .detail(super::streams::MALLOC_DOES_NOT_WAIT),
+    )
 }
 
 /// At `free`, one event on each stream noted with `record_stream`; no
@@ -491,6 +525,37 @@ mod tests {
             failure.actual,
             "`record_stream(block at 0x0, stream 2)` recorded an event on stream(s) [2] at once"
         );
+    }
+
+    #[test]
+    fn a_malloc_that_waits_before_a_refusal_is_named() {
+        let call = Call::Malloc {
+            size: 4096,
+            stream: StreamId(0),
+        };
+        let done = |asked: &[Asked]| {
+            let done = Done {
+                call: &call,
+                before: &[],
+                after: &[],
+                asked,
+                handed: None,
+                pending: &BTreeMap::new(),
+            };
+            waited_in_malloc(&done).map(|f| f.actual)
+        };
+        let refused = Asked::Segment {
+            bytes: MB2,
+            granted: false,
+        };
+        assert_eq!(
+            done(&[Asked::Wait(StreamId(1))]).as_deref(),
+            Some(
+                "`malloc(4096, stream 0)` waited for the event(s) of stream(s) [1] (`wait_event`) before the driver refused anything"
+            )
+        );
+        assert_eq!(done(&[refused, Asked::Wait(StreamId(1))]), None);
+        assert_eq!(done(&[]), None);
     }
 
     #[test]

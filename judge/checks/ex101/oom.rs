@@ -77,6 +77,7 @@ pub(super) fn fragmentation_oom_explains_reserved_but_unallocated(_: &Ctx) -> Re
         }
     })?;
     idle_exactly_the_request()?;
+    idle_less_than_the_request()?;
     oom_fields_of_every_size_class()?;
     free(&mut a, x[1].take().expect("allocated"))?;
     free(&mut a, x[3].take().expect("allocated"))?;
@@ -123,6 +124,33 @@ fn idle_exactly_the_request() -> Result<(), Failure> {
     )
     .because(|| {
         "reserved but unallocated (16 MiB) is at least the request (16 MiB): the memory is there but cut up, so the message names fragmentation whenever the idle bytes are at least the request, equal included".into()
+    })
+}
+
+/// Reserved but unallocated bytes fewer than the request: some memory is
+/// cached, but even in one piece it could not hold the request, so the
+/// device is full, not fragmented, and the message does not name
+/// fragmentation ("at least the request", the other side of the rule).
+fn idle_less_than_the_request() -> Result<(), Failure> {
+    let mut a = sim(mb(40));
+    let mut x = Vec::new();
+    for _ in 0..4 {
+        x.push(malloc(&mut a, mb(8), S0)?);
+    }
+    let err = a.malloc(mb(12), S0).err();
+    let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
+    let is_oom = matches!(err, Some(AllocError::OutOfMemory { .. }));
+    ensure(
+        is_oom && !text.contains("fragment"),
+        "malloc(12 MiB) with 32 MiB allocated in 40 MiB reserved: OutOfMemory whose message does not name fragmentation (8 MiB reserved but unallocated, less than the request)",
+        || format!("{err:?}: `{text}`"),
+    )
+    .because(|| {
+        if is_oom {
+            "the message blames fragmentation for a request larger than all the reserved but unallocated memory (8 MiB cached for a 12 MiB request): even in one piece it could not hold the request, so the device is full, not fragmented; name fragmentation only when the reserved but unallocated bytes are at least the request, not whenever some memory is cached".into()
+        } else {
+            "two 20 MiB segments fill the 40 MiB device, their free 4 MiB tails cannot hold 12 MiB, and a 12 MiB segment does not fit: OutOfMemory".into()
+        }
     })
 }
 
@@ -219,7 +247,13 @@ pub(super) fn oom_releases_cached_segments_and_retries(_: &Ctx) -> Result<(), Fa
     let o = malloc(&mut a, mb(5), S1)?;
     free(&mut a, o)?;
     let big = a.malloc(mb(30), S0).map_err(|e| Failure::new("malloc(30 MiB) on stream 0 with a 20 MiB segment cached for stream 1 on a 40 MiB device: the retry returns stream 1's cached segment and succeeds", format!("{e:?}: {e}; the segment cached for stream 1 was not returned to the driver before a retry, or there was no retry")))?;
-    ensure_at(&big, mb(20), "that 30 MiB block")?;
+    ensure_at(&big, mb(20), "that 30 MiB block").because(|| {
+        if big.addr() == 0 {
+            "it lies in the segment cached for stream 1 (its freed 5 MiB block at 0): stream 0 was handed a block of stream 1's cache, where no block of its own fits; each stream has its own free blocks, so the request asks the driver for a segment, and when refused, the retry returns stream 1's wholly free segment and asks again".into()
+        } else {
+            "the retry returns stream 1's wholly free 20 MiB segment to the driver, and the 30 MiB segment asked again lies after it".into()
+        }
+    })?;
     let s = a.stats();
     ensure_eq(
         (
@@ -254,8 +288,19 @@ pub(super) fn oom_releases_cached_segments_and_retries(_: &Ctx) -> Result<(), Fa
         };
         Failure::new("malloc(20 MiB) when the device's only segment waits on stream 1: the retry waits for the pending free, returns the segment and succeeds", format!("{e:?}")).detail(why)
     })?;
+    let asked = a.driver_mut().take();
+    let refused = asked
+        .iter()
+        .position(|q| matches!(q, Asked::Segment { granted: false, .. }))
+        .unwrap_or(asked.len());
+    let waited_first = asked[..refused].iter().any(|q| matches!(q, Asked::Wait(_)));
     ensure_at(&y, mb(20), "that block (a new segment)").because(|| {
-        if y.addr() == x_addr {
+        if y.addr() == x_addr && waited_first {
+            format!(
+                "malloc waited for stream 1's event (`wait_event`) before the driver refused anything, then handed out the block just freed: {}",
+                super::streams::MALLOC_DOES_NOT_WAIT
+            )
+        } else if y.addr() == x_addr {
             "it is the block just freed, which stream 1 may still be using: after `record_stream(x, stream 1)` its free is pending until stream 1's work is done, so no malloc may hand it out before; out of memory, the retry waits for the pending free, returns that segment to the driver and allocates a new one (see allocator.md#other-streams-record_stream)".to_string()
         } else {
             "the retry waits for the pending free, returns its segment to the driver, and allocates a new segment (see allocator.md#out-of-memory)".to_string()

@@ -190,7 +190,7 @@ fn totals_rule(
             )
         })
     };
-    let allocated_rule = "allocated counts the allocated blocks: it grows at malloc by the rounded size and drops at free, pending or not";
+    let allocated_rule = "allocated counts the allocated blocks, each at its size: it grows at malloc by the size of the block handed out (the rounded request, or the whole block when the rest is too small to split off), not by the request, and drops at free, pending or not";
     let reserved_rule = "reserved counts the segments held from the driver: it grows when a segment is allocated and drops only when one is returned";
     let active_rule = "active counts the allocated and the pending blocks: a block freed while another stream may use it stays active until its events complete";
     [

@@ -149,13 +149,16 @@ fn whole_batch_cause(
         })
     };
     if let Some(k) = (0..2).find(|&k| prompts.len() > 1 && started.len() > 1 && from_zero(k)) {
-        let ahead = if k == 1 {
-            ", and read one step ahead (each step's results from the next step's slot)"
+        // Read one step ahead as well: the step's number was off by one,
+        // so its buffers and its slot both were. Read in step: the
+        // numbering was right and only the buffers were not.
+        let cause = if k == 1 {
+            ", and read one step ahead (each step's results from the next step's slot); step N reads `tokens[N % 2]` and fills slot N % 2, so number a step from `submitted` before counting it"
         } else {
-            ""
+            "; yet each step's results were read from its own slot, so the step was numbered right and its buffers were not: step N decodes from `tokens[N % 2]` into `tokens[(N + 1) % 2]`, so step 0 reads the prompts; with the step's input and output swapped, it read the zeroed `tokens[1]`"
         };
         return Some(format!(
-            "every request's tokens are those a buffer of zeros decodes to ({:?}…), whatever its prompt: the first step decoded zeros, not the prompts `Sampler::new` wrote into `tokens[0]`{ahead}; step N reads `tokens[N % 2]` and fills slot N % 2, so number a step from `submitted` before counting it",
+            "every request's tokens are those a buffer of zeros decodes to ({:?}…), whatever its prompt: the first step decoded zeros, not the prompts `Sampler::new` wrote into `tokens[0]`{cause}",
             &seen.from_zero[..3.min(seen.from_zero.len())]
         ));
     }
@@ -228,17 +231,56 @@ fn stops_once_every_request_has_finished(ctx: &Ctx) -> Result<(), Failure> {
         requests: Vec::new(),
         eos: EOS,
     };
+    let mark = device.trace_mark();
     match unless_it_panics(|| overlap_sampler::generate(&stream, &decoder, &empty, CPU_STEP)) {
         Ok(outputs) => {
             let outputs = outputs?;
-            judge_harness::ensure_eq(outputs.len(), 0, "no output for an empty batch")
+            judge_harness::ensure_eq(outputs.len(), 0, "no output for an empty batch")?;
         }
-        Err(panic) => Err(Failure::new(
-            "`generate` of an empty batch to return no outputs",
-            format!("it panicked: {panic}"),
-        )
-        .detail("an empty batch has every request finished before the first step (there are none), so the loop runs no step: an empty batch has no longest limit to run for, nor any request to index; loop `while !sampler.is_finished()`, which is true at once")),
+        Err(panic) => {
+            return Err(Failure::new(
+                "`generate` of an empty batch to return no outputs",
+                format!("it panicked: {panic}"),
+            )
+            .detail("an empty batch has every request finished before the first step (there are none), so the loop runs no step: an empty batch has no longest limit to run for, nor any request to index; loop `while !sampler.is_finished()`, which is true at once"));
+        }
     }
+    no_step_when_finished_at_once(&device, mark, "an empty batch")?;
+    let nothing = Batch {
+        requests: vec![request(396, 0), request(104, 0)],
+        eos: EOS,
+    };
+    let mark = device.trace_mark();
+    overlap_sampler::generate(&stream, &decoder, &nothing, CPU_STEP)?;
+    no_step_when_finished_at_once(
+        &device,
+        mark,
+        "a batch of two requests with max_new_tokens 0",
+    )
+}
+
+/// A batch finished before its first step (the statement's loop tests
+/// `is_finished` before each step) decodes no step but the one `generate`
+/// submits ahead of its loop: one `decode_step` launch since `mark`.
+fn no_step_when_finished_at_once(
+    device: &gpu::Device,
+    mark: u64,
+    batch: &str,
+) -> Result<(), Failure> {
+    let trace = device.trace();
+    let launches = trace
+        .since(mark)
+        .iter()
+        .filter(|e| e.op == OpKind::Launch && e.name == "decode_step")
+        .count();
+    if launches <= 1 {
+        return Ok(());
+    }
+    Err(Failure::new(
+        format!("{batch}, every request finished before the first step: no step but the one submitted ahead of the loop (1 `decode_step` launch)"),
+        format!("{launches} `decode_step` launches"),
+    )
+    .detail(format!("`generate` ran {} step(s) of its loop (each with its host work and its wait) for {batch}, which has nothing to generate: the loop tested `is_finished` only after a step, as a do-while does; a batch can be finished before any step (no requests, or every max_new_tokens 0), so test it before each step: `while !sampler.is_finished()`", launches - 1)))
 }
 
 pub(super) fn results_are_read_after_their_copy(ctx: &Ctx) -> Result<(), Failure> {
@@ -312,9 +354,16 @@ mod tests {
             cause.contains("decoded zeros") && !cause.contains("ahead"),
             "{cause}"
         );
+        assert!(
+            cause.contains("input and output swapped") && !cause.contains("`submitted`"),
+            "{cause}"
+        );
         let later = vec![vec![78], vec![78]];
         let cause = whole_batch_cause(&batch(&[16, 16]), &want, &later, &seen()).expect("a cause");
-        assert!(cause.contains("read one step ahead"), "{cause}");
+        assert!(
+            cause.contains("read one step ahead") && cause.contains("`submitted`"),
+            "{cause}"
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and the next, the only call that can block the CPU is the one event wait.
 
 use super::support::{CPU_STEP, Steps, describe, setup, steady_batch};
-use gpu::{BlockReason, OpKind};
+use gpu::{BlockReason, OpKind, TraceEntry};
 use judge_harness::polling::polling_loops;
 use judge_harness::{Ctx, Failure};
 
@@ -57,6 +57,17 @@ pub(super) fn one_event_wait_per_step(ctx: &Ctx) -> Result<(), Failure> {
             .at(lp.first.site)
             .detail("where the CPU needs the results, wait for their event with `Event::synchronize`; see sampling-overlap.md#processing-the-results"));
         }
+        if let (2.., Some(wait)) = (waits, wait_before_the_next_launch(window)) {
+            return Err(Failure::new(
+                "in each steady-state step: one event wait, then the CPU reads the step's results from pinned memory",
+                format!(
+                    "after the launch of step {step}: {waits} event waits; the last, {}, comes after the CPU read the step's results, just before the next step is queued: the CPU waits for the GPU to finish a step before queuing the next one",
+                    describe(wait)
+                ),
+            )
+            .at(wait.site)
+            .detail("work on one stream runs in order, so the next step already runs after the previous one on the GPU without the CPU waiting: `submit` only queues (a wait there lets the GPU's queue run dry before every launch), and the one wait per step is in `process`, on the event of the step whose results it reads; see sampling-overlap.md#where-the-sync-is"));
+        }
         if waits != 1 || !reads {
             return Err(Failure::new(
                 "in each steady-state step: one event wait, then the CPU reads the step's results from pinned memory",
@@ -68,4 +79,15 @@ pub(super) fn one_event_wait_per_step(ctx: &Ctx) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// An event wait of `window` (one step, from a `decode_step` launch up to
+/// the next) after its last read of pinned memory: a wait whose results
+/// the CPU never reads before the next launch, made only to hold that
+/// launch back. None when the window reads nothing.
+pub(super) fn wait_before_the_next_launch(window: &[TraceEntry]) -> Option<&TraceEntry> {
+    let after = window.iter().rposition(|e| e.op == OpKind::HostRead)? + 1;
+    window[after..]
+        .iter()
+        .find(|e| e.blocking == Some(BlockReason::EventSynchronize))
 }

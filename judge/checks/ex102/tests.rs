@@ -90,6 +90,58 @@ fn one_steady_state_step_on_any_backend() {
     );
 }
 
+/// The steady-state windows of the solution's loop have no event wait
+/// after their reads; a loop that waits for the GPU before each `submit`
+/// has one in every window, and the check names it.
+#[test]
+fn a_wait_that_holds_back_the_next_launch_is_found() {
+    use super::steady::wait_before_the_next_launch;
+    use super::support::Steps;
+    let device = crate::tests::device(Backend::Virtual);
+    let stream = device.new_stream().unwrap();
+    let config = DecoderConfig {
+        vocab: 512,
+        hidden: 64,
+        seed: 102,
+        step_time: Duration::from_millis(2),
+    };
+    let decoder = Decoder::new(&stream, config).unwrap();
+    let requests = (0..4)
+        .map(|i| Request {
+            prompt: 7 + 61 * i,
+            max_new_tokens: 10,
+        })
+        .collect();
+    let batch = Batch { requests, eos: 512 };
+    stream.synchronize().unwrap();
+    device.clear_trace();
+    generate(&stream, &decoder, &batch, Duration::from_micros(1500)).unwrap();
+    let trace = device.trace();
+    let steps = Steps::of(&trace.entries);
+    assert!(!steps.steady().is_empty());
+    for window in steps.steady() {
+        assert_eq!(wait_before_the_next_launch(window).map(|e| e.site), None);
+    }
+    device.clear_trace();
+    let mut sampler = overlap_sampler::Sampler::new(&stream, &decoder, &batch).unwrap();
+    sampler.submit().unwrap();
+    let previous = device.new_event().unwrap();
+    while !sampler.is_finished() {
+        device.host_work(Duration::from_micros(1500));
+        previous.record(&stream).unwrap();
+        previous.synchronize().unwrap();
+        sampler.submit().unwrap();
+        sampler.process().unwrap();
+    }
+    let trace = device.trace();
+    let steps = Steps::of(&trace.entries);
+    assert!(!steps.steady().is_empty());
+    for window in steps.steady() {
+        let wait = wait_before_the_next_launch(window).expect("the wait before the launch");
+        assert_eq!(wait.op, OpKind::EventSynchronize);
+    }
+}
+
 #[test]
 fn the_solution_passes_every_check() {
     crate::tests::passes_every_check(102);
