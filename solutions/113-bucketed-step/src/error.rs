@@ -28,14 +28,9 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Gpu(e) => Some(e),
-            Self::TooManyRows { .. } => None,
-        }
-    }
-}
+// `Display` already spells out a GPU error's own text: no `source` to
+// print it twice.
+impl std::error::Error for Error {}
 
 impl From<gpu::GpuError> for Error {
     fn from(e: gpu::GpuError) -> Self {
