@@ -25,6 +25,7 @@ pub mod ex109;
 pub mod ex110;
 pub mod ex111;
 pub mod ex112;
+pub mod ex113;
 pub mod ex114;
 pub mod ex115;
 
@@ -48,6 +49,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         110 => Some(ex110::CHECKS),
         111 => Some(ex111::CHECKS),
         112 => Some(ex112::CHECKS),
+        113 => Some(ex113::CHECKS),
         114 => Some(ex114::CHECKS),
         115 => Some(ex115::CHECKS),
         _ => None,

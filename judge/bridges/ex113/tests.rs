@@ -1,0 +1,49 @@
+//! The bridge against the reference solution, with the agent in a thread.
+
+use super::*;
+use gpu::DecoderConfig;
+use std::time::Duration;
+
+#[test]
+fn a_bucketed_step_through_the_bridge_runs_on_the_judge_s_device() {
+    let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
+    let stream = device.new_stream().unwrap();
+    let config = DecoderConfig {
+        vocab: 16,
+        hidden: 8,
+        seed: 2,
+        step_time: Duration::from_millis(1),
+    };
+    let decoder = Decoder::new(&stream, config).unwrap();
+    let tokens = stream.alloc_zeros::<i32>(9).unwrap();
+    let next = stream.alloc_zeros::<i32>(9).unwrap();
+    stream
+        .copy_from_host(&[1, 2, 3, 4, 5, 6, 7, 8, 9], &tokens)
+        .unwrap();
+    let (input, refused) = judge_harness::bridge::loopback(serve::serve, || {
+        let mut step = BucketedStep::new(&stream, &decoder).unwrap();
+        step.step(tokens.slice(0..8), next.slice(0..8)).unwrap();
+        step.step(tokens.slice(0..3), next.slice(0..3)).unwrap();
+        let input = stream.to_vec(step.static_buffers().0).unwrap();
+        (input, step.step(tokens.slice(0..9), next.slice(0..9)))
+    });
+    assert_eq!(
+        input,
+        [1, 2, 3, PAD, 5, 6, 7, 8],
+        "row 3 padded, the judge reads it"
+    );
+    assert!(matches!(
+        refused,
+        Err(Error::TooManyRows { rows: 9, max: 8 })
+    ));
+    let got = stream.to_vec(&next).unwrap();
+    let want = decoder.reference_step(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(got[..8], want[..]);
+    let replays = device
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| e.op == gpu::OpKind::GraphLaunch)
+        .count();
+    assert_eq!(replays, 2, "two replays, on the judge's device");
+}

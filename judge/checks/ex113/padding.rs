@@ -1,0 +1,93 @@
+//! The padding: when a batch's graph ran, the rows of the static input
+//! between the batch and the bucket held `PAD`, not the rows an earlier,
+//! bigger batch left there, and the padding did not begin inside the batch.
+//! The judge reads the static input after each step; the trace says
+//! whether the padding was queued before the launch.
+
+use super::support::{
+    PAD_WORDS, Run, SECTION, Step, bucket_for, describe, is_fill, padded, padding_inside, run,
+};
+use gpu::OpKind;
+use judge_harness::{Ctx, Failure};
+
+/// What the check expects, in words.
+const EXPECTED: &str = "rows n..bucket of the static input to hold `PAD` when each batch's graph runs (written before the launch), and rows 0..n the batch";
+
+pub(super) fn padding_written(ctx: &Ctx) -> Result<(), Failure> {
+    paddings(&run(ctx)?)
+}
+
+/// The check on one run.
+pub(super) fn paddings(run: &Run) -> Result<(), Failure> {
+    for (s, step) in run.steps.iter().enumerate() {
+        let n = step.rows();
+        let Some(launch) = step.calls.iter().position(|e| e.op == OpKind::GraphLaunch) else {
+            continue;
+        };
+        // The rows the graph read: those of the bucket it ran, or of the
+        // batch's own bucket when it ran a smaller one.
+        let bucket = step.computed().max(bucket_for(n).unwrap_or(n));
+        let fail = |actual: String, at: gpu::CallSite| {
+            Err(Failure::new(
+                EXPECTED,
+                format!(
+                    "step {s}, a batch of {n} rows in bucket {bucket}: {actual}; see {SECTION}"
+                ),
+            )
+            .at(at))
+        };
+        let replay = &step.calls[launch];
+        if let Some(k) = padding_inside(step) {
+            return fail(
+                format!(
+                    "rows {k}..{n} of the static input held {PAD_WORDS} when the graph ran, where the batch's last {} row(s) belong: the padding began at row {k}, inside the batch. It is rows {n}..{bucket}, from right after the batch's last row",
+                    n - k
+                ),
+                padding_call(step, launch).map_or(replay.site, |e| e.site),
+            );
+        }
+        if padded(&step.input, n..bucket) {
+            if let Some(late) = step.calls[launch..].iter().find(|e| is_fill(e)) {
+                return fail(
+                    format!(
+                        "the padding ({}) was queued after the graph launch: the graph ran on rows {n}..{bucket} as the step found them (an earlier batch's rows, or the first zeros), and the padding came too late. Fill the padding before `launch`",
+                        describe(late)
+                    ),
+                    late.site,
+                );
+            }
+            continue;
+        }
+        let stale = stale_rows(run, s, bucket);
+        let actual = match stale {
+            Some((r, earlier)) => format!(
+                "rows {n}..{bucket} of the static input held {:?} when the graph ran, and row {r} is row {r} of step {earlier}'s batch of {} rows: stale rows. The graph computes every row of its bucket, from whatever they hold. Fill rows {n}..{bucket} with `PAD` after copying the batch in, before the launch",
+                &step.input[n..bucket],
+                run.steps[earlier].rows()
+            ),
+            None => format!(
+                "rows {n}..{bucket} of the static input held {:?} when the graph ran, not {PAD_WORDS}: fill the padding rows with `PAD`, a token the decoder knows",
+                &step.input[n..bucket]
+            ),
+        };
+        return fail(actual, replay.site);
+    }
+    Ok(())
+}
+
+/// The fill before the launch, if the step queued one.
+fn padding_call(step: &Step, launch: usize) -> Option<&gpu::TraceEntry> {
+    step.calls[..launch].iter().rfind(|e| is_fill(e))
+}
+
+/// The first row of `n..bucket` of step `s`'s static input that holds the
+/// same row of an earlier batch, with the latest such batch.
+fn stale_rows(run: &Run, s: usize, bucket: usize) -> Option<(usize, usize)> {
+    let step = &run.steps[s];
+    (step.rows()..bucket).find_map(|r| {
+        let earlier = (0..s)
+            .rev()
+            .find(|&e| run.steps[e].tokens.get(r) == Some(&step.input[r]))?;
+        Some((r, earlier))
+    })
+}
