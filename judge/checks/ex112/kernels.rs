@@ -91,7 +91,11 @@ fn why(measurement: &Measured, size: &Size) -> String {
             us(truth)
         );
     }
-    if gpu > truth && gpu <= launch * FACTOR {
+    // Gaps between kernels are the learner's launches as the trace saw
+    // them, which on a GPU include each call's way from the learner's
+    // process to the judge's.
+    let seen = measurement.launch_us(size);
+    if gpu > truth && gpu <= seen * FACTOR {
         let how = if measurement.gated(size) {
             "the kernel queued ahead of the loop ended before the CPU had queued the timed launches, so the GPU caught up and then ran each kernel as it was launched; make it longer than the launches take to queue (a launch is a few µs: 50 µs per launch is ample)"
         } else {
@@ -100,7 +104,7 @@ fn why(measurement: &Measured, size: &Size) -> String {
         return format!(
             "{} is about a launch's CPU time ({}), not a kernel's ({}): {how}",
             us(gpu),
-            us(launch),
+            us(seen),
             us(truth)
         );
     }

@@ -129,6 +129,33 @@ impl Measured {
         Some((per_launch, wait))
     }
 
+    /// The CPU time per launch of the learner's timed launches as the
+    /// trace saw them, in microseconds: from the start of the first timed
+    /// launch to the end of the last, over their number. It is the judge's
+    /// own measurement plus what the learner's loop adds between two
+    /// launches (on a GPU, each call of `launch` crosses from the learner's
+    /// process to the judge's and back), so it, not the judge's figure, is
+    /// what a learner's clock around the loop reads: the yardstick for
+    /// telling one cause from another. `None` before any timed launch.
+    pub(crate) fn observed_cpu_us(&self, size: &Size) -> Option<f64> {
+        let timed = size.timed();
+        let (first, last) = (timed.first()?, timed.last()?);
+        let entries = self.entries(size);
+        let mut inside = entries.iter().filter(|e| e.seq >= first.0 && e.seq < last.1);
+        let start = inside.next()?.cpu_start_ns;
+        let end = inside.last().map_or(start, |e| e.cpu_end_ns);
+        Some(end.saturating_sub(start) as f64 / 1e3 / timed.len() as f64)
+    }
+
+    /// The yardstick of a launch's CPU time for `size`: what the trace saw
+    /// of the learner's timed launches ([`Self::observed_cpu_us`]), never
+    /// less than the judge's own measurement.
+    pub(crate) fn launch_us(&self, size: &Size) -> f64 {
+        let reference = size.reference.cpu_us;
+        self.observed_cpu_us(size)
+            .map_or(reference, |seen| seen.max(reference))
+    }
+
     /// Whether the learner's `profile` of `size` recorded an event.
     pub(crate) fn recorded_events(&self, size: &Size) -> bool {
         self.entries(size)

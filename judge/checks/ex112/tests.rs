@@ -358,3 +358,46 @@ fn the_virtual_gpu_measures_once_even_when_a_check_fails() {
         "the virtual GPU measures the same every time"
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn three_timing_mistakes_are_told_by_their_cause_on_the_gpu() {
+    let cases: [(ProfileFn, &str, &str); 3] = [
+        (
+            clock_before_the_warm_up,
+            "the_cpu_time_is_one_launch",
+            "the first launch of the kernel was timed",
+        ),
+        (
+            gate_too_short,
+            "the_gpu_time_is_one_kernel",
+            "ended before the CPU had queued the timed launches",
+        ),
+        (
+            totals_not_divided,
+            "the_cpu_time_is_one_launch",
+            "divide it by `plan.launches`",
+        ),
+    ];
+    let ctx = Ctx::new(Backend::Cuda);
+    let mut untold = Vec::new();
+    for (profile, name, says) in cases {
+        let check = super::CHECKS
+            .iter()
+            .find(|c| c.name == name)
+            .expect("the suite has the check");
+        REPLACEMENT.with(|r| r.set(Some(profile)));
+        let (outcome, _) = judge_harness::run_check(check, &ctx);
+        REPLACEMENT.with(|r| r.set(None));
+        if outcome.passed() {
+            untold.push(format!("`{name}` passed a fixture that should say `{says}`"));
+            continue;
+        }
+        let text = render(&outcome);
+        eprintln!("`{name}` on the GPU:\n{text}\n");
+        if !text.contains(says) {
+            untold.push(format!("`{name}` does not say `{says}`:\n{text}"));
+        }
+    }
+    assert!(untold.is_empty(), "{}", untold.join("\n\n"));
+}
