@@ -25,6 +25,7 @@ pub mod ex109;
 pub mod ex110;
 pub mod ex111;
 pub mod ex112;
+pub mod ex116;
 
 #[cfg(test)]
 mod tests;
@@ -46,6 +47,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         110 => Some(ex110::CHECKS),
         111 => Some(ex111::CHECKS),
         112 => Some(ex112::CHECKS),
+        116 => Some(ex116::CHECKS),
         _ => None,
     }
 }

@@ -21,7 +21,9 @@ fn the_statements_api_sketch_runs() -> gpu::Result<()> {
         seed: 116,
         step_time: Duration::from_micros(500),
     };
-    let steps: Vec<Vec<i32>> = (0..6).map(|t| (0..4).map(|r| t * 4 + r).collect()).collect();
+    let steps: Vec<Vec<i32>> = (0..6)
+        .map(|t| (0..4).map(|r| t * 4 + r).collect())
+        .collect();
     let eos_token = 7;
     // ANCHOR: api
     let decoder = Decoder::new(&stream, decoder_config)?;
@@ -44,7 +46,10 @@ fn the_statements_api_sketch_runs() -> gpu::Result<()> {
             .iter()
             .map(|inputs| decoder.reference_step(inputs)[r])
             .collect();
-        let cut = want.iter().position(|&t| t == eos_token).map_or(6, |p| p + 1);
+        let cut = want
+            .iter()
+            .position(|&t| t == eos_token)
+            .map_or(6, |p| p + 1);
         assert_eq!(output, &want[..cut]);
     }
     assert_eq!(report.step_ms.len(), 6);
