@@ -124,6 +124,8 @@ pub(super) struct Run {
     pub(super) races: Vec<RaceReport>,
     /// The trace of each step.
     pub(super) steps: Vec<Vec<TraceEntry>>,
+    /// The trace of `finish`.
+    pub(super) finish: Vec<TraceEntry>,
     /// The CPU clock (ns) when the first step was called, the spin queued.
     pub(super) began: u64,
     /// The CPU clock (ns) when the last step returned.
@@ -168,10 +170,11 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
     let returned = device.now().as_nanos() as u64;
     marks.push(device.trace_mark());
     let report = decoding.finish().map_err(|e| call_failed("finish", e))?;
+    marks.push(device.trace_mark());
     device.synchronize()?;
     let races = device.take_races();
     let trace = device.trace();
-    let steps = marks
+    let mut steps: Vec<Vec<TraceEntry>> = marks
         .windows(2)
         .map(|w| {
             trace
@@ -182,12 +185,14 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
                 .collect()
         })
         .collect();
+    let finish = steps.pop().unwrap_or_default();
     Ok(Run {
         device,
         workload,
         report,
         races,
         steps,
+        finish,
         began,
         returned,
     })
