@@ -17,7 +17,7 @@ pub(super) const STEPS: usize = 16;
 /// Requests in the batch.
 pub(super) const BATCH: usize = 32;
 /// Tokens of the decoder.
-const VOCAB: usize = 512;
+const VOCAB: usize = 256;
 /// The spin queued on the stream after `new`, before the first step.
 pub(super) const GATE: Duration = Duration::from_millis(40);
 
@@ -140,7 +140,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
     let stream = device.new_stream()?;
     let config = DecoderConfig {
         vocab: VOCAB,
-        hidden: 64,
+        hidden: 32,
         seed: ctx.seed_for(116),
         step_time: GPU_STEP,
     };

@@ -159,6 +159,11 @@ fn wrong_step_times_are_named_by_their_shape() {
     fails_with(cpu_clock, "step_times_are_the_gpu_s", "cpu_clock");
     fails_with(started_in_new, "step_times_are_the_gpu_s", "started_in_new");
     fails_with(running_total, "step_times_are_the_gpu_s", "running_total");
+    fails_with(
+        start_after_decode,
+        "step_times_are_the_gpu_s",
+        "start_after_decode",
+    );
 }
 
 #[test]

@@ -41,6 +41,9 @@ enum Mistake {
     StartedInNew,
     /// Every step's time from the first step's start event.
     RunningTotal,
+    /// The start event recorded after the decode: the events hold only
+    /// the flags.
+    StartAfterDecode,
     /// No `flag_eq`: the done flags are never set.
     NoFlags,
     /// The outputs not cut at their first `eos`.
@@ -145,6 +148,7 @@ impl Stepper for Wrong<'_> {
                 first
             }
             (None, Mistake::StartedInNew) => 0,
+            (_, Mistake::StartAfterDecode) => usize::MAX,
             _ => {
                 self.marks.push(s.record_event()?);
                 self.marks.len() - 1
@@ -166,8 +170,13 @@ impl Stepper for Wrong<'_> {
         } else {
             true
         };
+        let mut start = start;
         if decode {
             s.decode_step(self.decoder, &self.input, predicted)?;
+            if start == usize::MAX {
+                self.marks.push(s.record_event()?);
+                start = self.marks.len() - 1;
+            }
             if !self.makes(Mistake::NoFlags) {
                 s.flag_eq(predicted, self.config.eos, &self.done)?;
             }
@@ -264,6 +273,7 @@ news! {
     cpu_clock => CpuClock,
     started_in_new => StartedInNew,
     running_total => RunningTotal,
+    start_after_decode => StartAfterDecode,
     no_flags => NoFlags,
     not_cut => NotCut,
     one_row => OneRow,
