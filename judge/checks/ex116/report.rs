@@ -70,6 +70,11 @@ fn wrong_output(run: &Run, r: usize) -> String {
             got.len()
         );
     }
+    if got.len() > 1 && got[1..].iter().all(|&x| x == 0) && want.get(1).is_some_and(|&x| x != 0) {
+        return format!(
+            "request {r}'s output is {got:?} where the decoder predicts {want:?}: every step after the first reads 0, what the history held before the run, so no step wrote its own row. Step t writes its predictions into row t of the history (`history.slice(t * batch..(t + 1) * batch)`)"
+        );
+    }
     format!("request {r}'s output is {got:?} where the decoder predicts {want:?}")
 }
 
