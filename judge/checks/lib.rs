@@ -28,6 +28,7 @@ pub mod ex112;
 pub mod ex113;
 pub mod ex114;
 pub mod ex115;
+pub mod ex116;
 
 #[cfg(test)]
 mod tests;
@@ -52,6 +53,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         113 => Some(ex113::CHECKS),
         114 => Some(ex114::CHECKS),
         115 => Some(ex115::CHECKS),
+        116 => Some(ex116::CHECKS),
         _ => None,
     }
 }

@@ -1,0 +1,82 @@
+//! No call in a step can make the CPU wait: every one the trace shows is
+//! named by its kind and its line, each kind with its own cause and the
+//! chapter's section about it.
+
+use super::support::{Run, STEPS, located, run};
+use gpu::{BlockReason, CallSite, OpKind, TraceEntry};
+use judge_harness::{Ctx, Failure};
+
+/// What the check expects, in words.
+const EXPECTED: &str =
+    "each step to only queue work: no call that can make the CPU wait for the GPU";
+
+pub(super) fn the_step_only_queues_work(ctx: &Ctx) -> Result<(), Failure> {
+    let run = run(ctx)?;
+    ctx.save_timeline(&run.device);
+    only_queues(&run)
+}
+
+/// The check on the trace of one run.
+pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
+    let mut found: Vec<(&TraceEntry, CallSite, String)> = Vec::new();
+    for step in &run.steps {
+        for (i, e) in step
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.blocking.is_some())
+        {
+            let (site, what) = located(&step[..i], e);
+            if !found.iter().any(|(f, s, _)| *s == site && f.op == e.op) {
+                found.push((e, site, what));
+            }
+        }
+    }
+    let Some((_, first, _)) = found.first() else {
+        return Ok(());
+    };
+    let line = |(e, site, what): &(&TraceEntry, CallSite, String)| {
+        let times = run
+            .steps
+            .iter()
+            .filter(|s| {
+                s.iter()
+                    .enumerate()
+                    .any(|(i, c)| c.op == e.op && located(&s[..i], c).0 == *site)
+            })
+            .count();
+        format!("{what}, in {times} of {STEPS} steps: {}", cause(e))
+    };
+    let actual = if found.len() == 1 {
+        line(&found[0])
+    } else {
+        format!(
+            "{} calls in the steps can make the CPU wait; the first, {}",
+            found.len(),
+            line(&found[0])
+        )
+    };
+    let failure = Failure::new(EXPECTED, actual).at(*first);
+    if found.len() == 1 {
+        return Err(failure);
+    }
+    let all: Vec<String> = found.iter().map(|f| format!("- {}", line(f))).collect();
+    Err(failure.detail(format!(
+        "every call of a step that can wait:\n{}",
+        all.join("\n")
+    )))
+}
+
+/// Why `e`, a call that can block, makes the CPU wait, what to do instead,
+/// and the section that says so.
+fn cause(e: &TraceEntry) -> String {
+    match (e.op, e.blocking) {
+        (_, Some(BlockReason::PinnedFree)) => "a pinned buffer freed in the step (`cuMemFreeHost`), which waits until every stream of the device is idle: a `PinnedBuffer` made in the step and dropped at its end. Allocate the pinned input buffers once, in `new`, one per step (see hidden-syncs.md#pinned-host-memory)".into(),
+        (OpKind::CopyDeviceToHost, Some(BlockReason::PageableDeviceToHost)) if e.bytes <= 8 => format!("a value of {} bytes read back to the CPU, which returns only once the GPU has computed it: a decision taken on the CPU from GPU data. The GPU can take it: finished requests stay in the batch, `flag_eq` marks them, and `outputs_from_history` cuts each output at its first `eos` in `finish` (see hidden-syncs.md#data-dependent-shapes-and-control-flow)", e.bytes),
+        (_, Some(BlockReason::PageableDeviceToHost)) => format!("{} bytes read back to a `Vec` every step: a copy into pageable memory returns only once the stream has reached it and the data has arrived. Keep the predictions on the GPU, in a history buffer allocated in `new`, and read it once, in `finish` (see hidden-syncs.md#reading-values)", e.bytes),
+        (_, Some(BlockReason::ElapsedTime)) => "`elapsed_ms` in the step, which waits for both events to complete. Keep each step's events and read the times in `finish` (see hidden-syncs.md#timing-gpu-work)".into(),
+        (_, Some(BlockReason::PageableHostToDevice)) => "a copy from pageable memory, which the driver must stage, and a large one waits for the stream. Copy from a pinned buffer allocated in `new` (see hidden-syncs.md#pageable-copies)".into(),
+        (_, Some(BlockReason::SegmentFree)) => "a raw free (`cuMemFree`), which waits for every stream of the device. Allocate what a step needs once, in `new` (see hidden-syncs.md#allocation-and-free)".into(),
+        (_, Some(reason @ (BlockReason::StreamSynchronize | BlockReason::EventSynchronize | BlockReason::DeviceSynchronize))) => format!("an explicit wait: {}. Nothing in a step needs the GPU to be done: stream order runs each step after the one before, and `finish` reads the results (see hidden-syncs.md#cpu-waits-and-gpu-waits)", reason.explain()),
+        (_, reason) => format!("a call that can make the CPU wait ({}): a step only queues work", reason.map(BlockReason::explain).unwrap_or_default()),
+    }
+}
