@@ -59,6 +59,17 @@ pub(super) fn paddings(run: &Run) -> Result<(), Failure> {
             continue;
         }
         let stale = stale_rows(run, s, bucket);
+        if let (Some(_), Some(fill)) = (stale, padding_sized_fill(step, launch, bucket - n)) {
+            return fail(
+                format!(
+                    "rows {n}..{bucket} of the static input held {:?} when the graph ran, an earlier batch's rows (stale rows), though {} filled {} token(s), the padding's size, before the launch: the fill wrote another buffer, not rows {n}..{bucket} of the static input (the static output's padding rows, say, which the graph overwrites anyway). The graph reads every row of its bucket from the static input: fill `input(n..bucket)` with `PAD`",
+                    &step.input[n..bucket],
+                    describe(fill),
+                    bucket - n
+                ),
+                fill.site,
+            );
+        }
         let actual = match stale {
             Some((r, earlier)) => format!(
                 "rows {n}..{bucket} of the static input held {:?} when the graph ran, and row {r} is row {r} of step {earlier}'s batch of {} rows: stale rows. The graph computes every row of its bucket, from whatever they hold. Fill rows {n}..{bucket} with `PAD` after copying the batch in, before the launch",
@@ -73,6 +84,14 @@ pub(super) fn paddings(run: &Run) -> Result<(), Failure> {
         return fail(actual, replay.site);
     }
     Ok(())
+}
+
+/// A fill of exactly `rows` tokens queued before the launch, if the step
+/// queued one.
+fn padding_sized_fill(step: &Step, launch: usize, rows: usize) -> Option<&gpu::TraceEntry> {
+    step.calls[..launch]
+        .iter()
+        .find(|e| is_fill(e) && e.bytes == 4 * rows as u64)
 }
 
 /// The fill before the launch, if the step queued one.

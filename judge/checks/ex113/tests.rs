@@ -86,6 +86,21 @@ fn stale_rows_are_named_though_the_tokens_are_right() {
         "padding_written",
         "pads_with_minus_one",
     );
+    passes_with(pads_the_static_output, "tokens_equal_eager_decoding");
+    fails_with(
+        pads_the_static_output,
+        "padding_written",
+        "pads_the_static_output",
+    );
+}
+
+#[test]
+fn a_copy_out_queued_before_the_launch_is_named() {
+    fails_with(
+        copies_out_before_the_launch,
+        "tokens_equal_eager_decoding",
+        "copies_out_before_the_launch",
+    );
 }
 
 #[test]

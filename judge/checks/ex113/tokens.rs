@@ -3,7 +3,9 @@
 //! cause (a batch never copied in, padding that began inside the batch, a
 //! bucket too small, rows never copied out, a race).
 
-use super::support::{BLANK, PAD_WORDS, Run, SECTION, UNWRITTEN, is_fill, padding_inside, run};
+use super::support::{
+    BLANK, PAD_WORDS, Run, SECTION, Step, UNWRITTEN, describe, is_fill, padding_inside, run,
+};
 use gpu::{OpKind, RaceReport, TraceEntry};
 use judge_harness::{Ctx, Failure};
 
@@ -43,6 +45,16 @@ fn diagnose(run: &Run, s: usize) -> Failure {
         return fail(
             "`next` was never written: the graph writes the static output, never the caller's `next`. Copy rows `0..n` of the static output into `next` after the graph launch, on the same stream".into(),
             replay,
+        );
+    }
+    if let Some((copy, launch)) = copied_out_before_the_launch(step) {
+        return fail(
+            format!(
+                "`next` held {BLANK}, the blank the judge wrote over the static output before the step, in every row: the copy out ({}) was queued before the graph launch ({}), so it copied the static output before the graph wrote it. Stream order is call order: queue the copy out after `launch`",
+                describe(copy),
+                describe(launch)
+            ),
+            Some(copy),
         );
     }
     let computed = step.computed();
@@ -86,6 +98,30 @@ fn diagnose(run: &Run, s: usize) -> Failure {
         ),
         replay,
     )
+}
+
+/// The copy out and the graph launch, when every row of `next` holds the
+/// judge's blank and the step's last copy between two device buffers was
+/// queued before its graph launch.
+fn copied_out_before_the_launch(step: &Step) -> Option<(&TraceEntry, &TraceEntry)> {
+    if step.next.is_empty() || step.next.iter().any(|&t| t != BLANK) {
+        return None;
+    }
+    let launch = step
+        .calls
+        .iter()
+        .position(|e| e.op == OpKind::GraphLaunch)?;
+    let last_copy = step
+        .calls
+        .iter()
+        .rposition(|e| e.op == OpKind::CopyDeviceToDevice)?;
+    // The copy in comes first; a copy out is a later one.
+    let first_copy = step
+        .calls
+        .iter()
+        .position(|e| e.op == OpKind::CopyDeviceToDevice)?;
+    (first_copy < last_copy && last_copy < launch)
+        .then(|| (&step.calls[last_copy], &step.calls[launch]))
 }
 
 /// The cause a race report names, in words.

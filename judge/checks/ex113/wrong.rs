@@ -23,6 +23,10 @@ pub(super) enum Mistake {
     PaddingAfterTheLaunch,
     /// The padding is filled with -1, not `PAD`.
     PadsWithMinusOne,
+    /// The padding rows of the static output are filled, not the input's.
+    PadsTheStaticOutput,
+    /// The copy out is queued before the graph launch.
+    CopiesOutBeforeTheLaunch,
     /// Every batch runs the largest bucket's graph.
     AlwaysTheLargestBucket,
     /// The bucket is the largest that fits inside the batch.
@@ -143,7 +147,14 @@ impl Stepper for Wrong {
             Mistake::NoPadding | Mistake::FillsTheBucketFirst | Mistake::PaddingAfterTheLaunch
         );
         if pads && bucket > padding.start {
-            stream.fill(input.input(padding.clone()), pad)?;
+            if mistake == Mistake::PadsTheStaticOutput {
+                stream.fill(input.output(padding.clone()), pad)?;
+            } else {
+                stream.fill(input.input(padding.clone()), pad)?;
+            }
+        }
+        if mistake == Mistake::CopiesOutBeforeTheLaunch {
+            stream.copy(input.output(0..n), next)?;
         }
         if mistake == Mistake::Eager {
             stream.decode_step(
@@ -158,7 +169,7 @@ impl Stepper for Wrong {
             stream.fill(input.input(n..bucket), PAD)?;
         }
         match mistake {
-            Mistake::NotCopiedOut => {}
+            Mistake::NotCopiedOut | Mistake::CopiesOutBeforeTheLaunch => {}
             Mistake::CopiesOutTheBucket => stream.copy(input.output(0..bucket), next)?,
             Mistake::Synchronizes => {
                 stream.synchronize()?;
@@ -199,6 +210,8 @@ with_mistake! {
     padding_from_the_last_row => PaddingFromTheLastRow,
     padding_after_the_launch => PaddingAfterTheLaunch,
     pads_with_minus_one => PadsWithMinusOne,
+    pads_the_static_output => PadsTheStaticOutput,
+    copies_out_before_the_launch => CopiesOutBeforeTheLaunch,
     always_the_largest_bucket => AlwaysTheLargestBucket,
     rounds_down => RoundsDown,
     strictly_bigger => StrictlyBigger,

@@ -61,8 +61,24 @@ pub(super) fn the_owner_reuses_at_once(ctx: &Ctx) -> Result<(), Failure> {
         "c",
         "`free(c)` (then a 2 MiB request in between)",
     )?;
+    let big = d.addr;
     s.free(d, "d")?;
+    // Only `d`'s 2 MiB block is free: a smaller request, which it could
+    // hold, still gets a segment of its own size.
+    let f = s.malloc("f", MIB)?;
+    if f.addr == big || f.bytes != MIB {
+        return Err(Failure::new(
+            EXPECTED,
+            format!(
+                "`f = malloc(1 MiB)` handed out a block of {} at {:#x} while the only free block was `d`, 2 MiB at {big:#x}: a free block serves only a request of its own size, exactly, not any request it is big enough for (this allocator never splits a block, so the 1 MiB request would hold all 2 MiB, and a block's `bytes()` would no longer be what was asked). Take a free block only when its size equals `bytes`; else a new segment of `bytes`",
+                size(f.bytes),
+                f.addr
+            ),
+        ));
+    }
+    new_segment(&s, &f, MIB)?;
     s.free(e, "e")?;
+    s.free(f, "f")?;
     Ok(())
 }
 

@@ -157,6 +157,7 @@ fn the_owner_s_own_mistakes_are_named() {
     for (wrong, name) in [
         (open::<Wrong<OWNER_NOTED>> as Open, "owner_noted"),
         (open::<Wrong<ANY_SIZE>>, "any_size"),
+        (open::<Wrong<BIG_ENOUGH>>, "big_enough"),
         (open::<Wrong<NEVER_REUSES>>, "never_reuses"),
         (open::<Wrong<FREES_THE_SEGMENT>>, "frees_the_segment_owner"),
         (open::<Wrong<EVENT_FOR_EVERY_FREE>>, "event_for_every_free"),

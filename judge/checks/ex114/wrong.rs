@@ -40,6 +40,8 @@ pub(super) const EVENT_FOR_EVERY_FREE: u8 = 16;
 
 /// `new` takes a 1 MiB segment up front, into the free list.
 pub(super) const PREALLOCATES: u8 = 17;
+/// `malloc` takes the first free block at least as big as the request.
+pub(super) const BIG_ENOUGH: u8 = 18;
 
 /// A block of [`Wrong`].
 pub(super) struct Block {
@@ -128,6 +130,11 @@ impl<const M: u8> Api for Wrong<M> {
         let found = match M {
             NEVER_REUSES => None,
             ANY_SIZE => self.free.pop(),
+            BIG_ENOUGH => self
+                .free
+                .iter()
+                .position(|s| s.bytes() >= bytes)
+                .map(|i| self.free.swap_remove(i)),
             _ => self
                 .free
                 .iter()

@@ -6,7 +6,7 @@
 
 use super::copies::launch_count;
 use super::support::{HOST_WORK, PROMPTS, STEPS, chosen, describe, launches, ms, setup_on};
-use gpu::{BlockReason, TraceEntry};
+use gpu::{BlockReason, OpKind, TraceEntry};
 use judge_harness::gaps::longest_gap;
 use judge_harness::polling::polling_loops;
 use judge_harness::{Ctx, Failure};
@@ -54,7 +54,7 @@ pub(super) fn idle_between_steps(entries: &[TraceEntry]) -> Result<(), Failure> 
     }
     let total: u64 = gaps.iter().sum();
     let window = &entries[at[k] + 1..at[k + 1]];
-    let (cause, site) = why(k, window, spans[k].end_ns);
+    let (cause, site) = why(k, window, spans[k].end_ns, recorded_in_read(entries, &at));
     let actual = format!(
         "the GPU idled {} in all between the {STEPS} steps ({} a step on average), {} of it between step {k} and step {}: {cause}",
         ms(total as f64),
@@ -70,17 +70,38 @@ pub(super) fn idle_between_steps(entries: &[TraceEntry]) -> Result<(), Failure> 
     Err(Failure::new(expected, actual).at(site.unwrap_or(entries[at[k + 1]].site)))
 }
 
+/// Whether the run recorded no event between step 0's launch and step 1's
+/// (after the copy into step 0's slot) but one between each later pair:
+/// the slots' events recorded at `read`.
+fn recorded_in_read(entries: &[TraceEntry], at: &[usize]) -> bool {
+    let records = |w: &[usize]| {
+        entries[w[0] + 1..w[1]]
+            .iter()
+            .filter(|e| e.op == OpKind::EventRecord)
+            .count()
+    };
+    let mut windows = at.windows(2);
+    windows.next().is_some_and(|w| records(w) == 0) && windows.all(|w| records(w) > 0)
+}
+
 /// Why the CPU launched step `k + 1` late, read from the calls it made after
 /// step `k`'s launch (`window`); step `k` finished on the GPU at `done` (ns).
-fn why(k: usize, window: &[TraceEntry], done: u64) -> (String, Option<gpu::CallSite>) {
+/// `late` says that no event was recorded after the copy into step 0's slot
+/// before step 1's launch, while later steps recorded one: the events are
+/// recorded when a slot is read, not after the copy into it.
+fn why(k: usize, window: &[TraceEntry], done: u64, late: bool) -> (String, Option<gpu::CallSite>) {
     let waited = window
         .iter()
         .filter(|e| e.blocking.is_some())
         .max_by_key(|e| e.cpu_ns());
     if let Some(e) = waited {
         let cause = match e.blocking {
+            Some(BlockReason::EventSynchronize) if e.cpu_end_ns >= done && late => format!(
+                "the CPU's event wait after step {k}'s launch ({}) returned only once step {k} itself had finished on the GPU: the event it waited on was recorded in `read`, just before the wait, after step {k}'s launch and copy (no event followed the copy into step 0's slot before step 1 was launched), so it stands for everything queued so far, step {k} included. Then the CPU worked on the tokens while the GPU had nothing queued. Record each slot's event in `queue`, right after the copy into it; `read` only waits for slot `read % 2`'s event",
+                describe(e)
+            ),
             Some(BlockReason::EventSynchronize) if e.cpu_end_ns >= done => format!(
-                "the CPU's event wait after step {k}'s launch ({}) returned only once step {k} itself had finished on the GPU: it waited on the newest slot's event (step {k}'s, queued just before), not the older slot's (step {}'s, done while step {k} runs). Then the CPU worked on the tokens while the GPU had nothing queued. `read` waits for slot `read % 2`'s event",
+                "the CPU's event wait after step {k}'s launch ({}) returned only once step {k} itself had finished on the GPU: it waited on the newest slot's event (step {k}'s, queued just before), not the older slot's (step {}'s, done while step {k} runs): the event of the slot queued last, or one event recorded again after every copy, which then stands for the newest copy only. Then the CPU worked on the tokens while the GPU had nothing queued. `read` waits for slot `read % 2`'s event",
                 describe(e),
                 k.saturating_sub(1)
             ),

@@ -90,6 +90,13 @@ fn a_wait_on_the_newest_slot_is_named_with_the_gpu_s_idle_time() {
 }
 
 #[test]
+fn an_event_recorded_at_read_is_named_by_where_it_was_recorded() {
+    let late = given::<Two<RECORDED_AT_READ>>;
+    fails_with(late, "the_gpu_never_waits_for_the_cpu", "recorded_at_read");
+    passes_with(late, "tokens_match_the_reference");
+}
+
+#[test]
 fn a_read_with_no_wait_before_it_names_the_slot_and_the_step() {
     fails_with(
         given::<Two<NO_WAIT>>,

@@ -77,6 +77,8 @@ pub(super) const NEWEST_SLOT: u8 = 9;
 pub(super) const SIDE_STREAM: u8 = 10;
 /// A fresh event recorded after the copy and dropped: the slot's is never recorded.
 pub(super) const NEVER_RECORDED: u8 = 11;
+/// The slot's event recorded in `read`, just before the wait, not after the copy.
+pub(super) const RECORDED_AT_READ: u8 = 12;
 
 impl<const M: u8> Slots for Two<M> {
     fn new(stream: &Stream, n: usize) -> Result<Self> {
@@ -108,7 +110,7 @@ impl<const M: u8> Slots for Two<M> {
         }
         copier.copy_to_pinned(tokens, &self.pinned[slot])?;
         match M {
-            EVENT_FIRST => {}
+            EVENT_FIRST | RECORDED_AT_READ => {}
             NEVER_RECORDED => drop(copier.record_event()?),
             _ => self.copied[self.queued % 2].record(copier)?,
         }
@@ -124,6 +126,9 @@ impl<const M: u8> Slots for Two<M> {
             _ => older,
         };
         self.read += 1;
+        if M == RECORDED_AT_READ {
+            self.copied[slot].record(stream)?;
+        }
         match M {
             NEWEST_WAIT | NEWEST_SLOT => self.copied[newest].synchronize()?,
             NO_WAIT => {}
