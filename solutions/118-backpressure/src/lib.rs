@@ -7,7 +7,7 @@
 //! and the GPU always has the next step queued (the chapter's "Why the CPU
 //! ever waits").
 
-use gpu::{Result, Stream};
+use gpu::{Event, Result, Stream};
 use std::collections::VecDeque;
 
 /// Submits decode steps `0..steps` in order on `stream`, each by one call of
@@ -21,15 +21,15 @@ pub fn submit(
     step: &mut dyn FnMut(&Stream, usize) -> Result<()>,
 ) -> Result<()> {
     // One event after each step still in flight, oldest first.
-    let mut in_flight = VecDeque::with_capacity(depth);
+    let mut in_flight: VecDeque<Event> = VecDeque::with_capacity(depth);
     for k in 0..steps {
         // Step k may be queued once step k - depth has finished: wait for
         // that step's event, the oldest, and never for a newer one (that
         // would drain the queue and leave the GPU idle).
-        if in_flight.len() >= depth.max(1) {
-            if let Some(oldest) = in_flight.pop_front() {
-                oldest.synchronize()?;
-            }
+        if in_flight.len() >= depth.max(1)
+            && let Some(oldest) = in_flight.pop_front()
+        {
+            oldest.synchronize()?;
         }
         step(stream, k)?;
         in_flight.push_back(stream.record_event()?);
