@@ -38,6 +38,10 @@ fn the_statements_api_sketch_runs() -> gpu::Result<()> {
         .iter()
         .filter(|e| e.blocking.is_some())
         .count();
-    assert_eq!(waits, steps - depth + 1, "one wait per step past the depth, one at the end");
+    assert_eq!(
+        waits,
+        steps - depth + 1,
+        "one wait per step past the depth, one at the end"
+    );
     Ok(())
 }
