@@ -172,3 +172,33 @@ fn a_stream_per_step_is_named() {
         "stream_per_step",
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_solution_passes_every_check_on_the_gpu() {
+    let ctx = Ctx::new(gpu::Backend::Cuda);
+    for check in crate::suite(118).expect("suite 118") {
+        let (outcome, _) = judge_harness::run_check(check, &ctx);
+        assert!(
+            outcome.passed(),
+            "`{}` on the GPU: {outcome:#?}",
+            check.name
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_wait_for_the_newest_event_idles_the_gpu_on_the_gpu_too() {
+    REPLACEMENT.with(|r| r.set(Some(waits_for_the_newest)));
+    let ctx = Ctx::new(gpu::Backend::Cuda);
+    let check = crate::suite(118)
+        .expect("suite 118")
+        .iter()
+        .find(|c| c.name == "the_gpu_never_idles")
+        .expect("the check");
+    let (outcome, _) = judge_harness::run_check(check, &ctx);
+    REPLACEMENT.with(|r| r.set(None));
+    assert!(!outcome.passed(), "{outcome:#?}");
+    println!("{outcome:#?}");
+}
