@@ -168,3 +168,91 @@ fn every_section_a_check_names_is_a_heading_of_its_chapter() {
         wrong.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// The manifest's exercises with their difficulty: id, chapter, stars.
+fn difficulties() -> Vec<(i64, String, usize)> {
+    let text = std::fs::read_to_string(repository().join("exercises/info.toml")).unwrap();
+    let manifest: toml::Table = text.parse().expect("the manifest is TOML");
+    manifest["exercise"]
+        .as_array()
+        .expect("[[exercise]] entries")
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_integer().unwrap(),
+                e["chapter"].as_str().unwrap().to_string(),
+                e["difficulty"].as_integer().unwrap() as usize,
+            )
+        })
+        .collect()
+}
+
+/// The exercises of each chapter row of setup.md's table (`| N. [title](chapter.md) | 105 … ★, … |`):
+/// the chapter and its (id, stars), as written.
+fn setup_table(text: &str) -> Vec<(String, Vec<(i64, usize)>)> {
+    text.lines()
+        .filter(|l| l.starts_with("| ") && l.contains("](") && l.contains(".md) |"))
+        .filter_map(|line| {
+            let chapter = line.split("](").nth(1)?.split(')').next()?.to_string();
+            let cell = line.rsplit('|').nth(1)?;
+            let entries = cell
+                .split(',')
+                .filter_map(|entry| {
+                    let entry = entry.trim();
+                    let id = entry.get(..3)?.parse().ok()?;
+                    Some((id, entry.matches('★').count()))
+                })
+                .collect();
+            Some((chapter, entries))
+        })
+        .collect()
+}
+
+/// What setup.md's table of exercises says that the manifest does not.
+fn table_gaps(text: &str, manifest: &[(i64, String, usize)]) -> Vec<String> {
+    let table = setup_table(text);
+    let mut chapters: Vec<&str> = manifest.iter().map(|(_, c, _)| c.as_str()).collect();
+    chapters.dedup();
+    let mut gaps = Vec::new();
+    for chapter in chapters {
+        let want: Vec<(i64, usize)> = manifest
+            .iter()
+            .filter(|(_, c, _)| c == chapter)
+            .map(|(id, _, d)| (*id, *d))
+            .collect();
+        match table.iter().find(|(c, _)| c == chapter) {
+            None => gaps.push(format!("no row for `{chapter}`")),
+            Some((_, got)) if *got != want => gaps.push(format!(
+                "the row of `{chapter}` lists {got:?} (id, stars); the manifest has {want:?}"
+            )),
+            Some(_) => {}
+        }
+    }
+    gaps
+}
+
+#[test]
+fn the_setup_pages_table_lists_every_exercise_with_its_stars() {
+    let text = std::fs::read_to_string(repository().join("chapters/setup.md")).unwrap();
+    let gaps = table_gaps(&text, &difficulties());
+    assert!(
+        gaps.is_empty(),
+        "setup.md's table of exercises is not the manifest's: {}; write it again from `exercises/info.toml`",
+        gaps.join("; ")
+    );
+}
+
+#[test]
+fn a_setup_table_missing_an_exercise_or_its_stars_is_caught() {
+    let manifest = vec![
+        (105, "cpu-and-gpu.md".to_string(), 1),
+        (112, "cpu-and-gpu.md".to_string(), 2),
+    ];
+    let whole = "| 1. [CPU and GPU](cpu-and-gpu.md) | 105 time it ★, 112 bound ★★ |\n";
+    assert!(table_gaps(whole, &manifest).is_empty());
+    let short = "| 1. [CPU and GPU](cpu-and-gpu.md) | 105 time it ★ |\n";
+    assert_eq!(table_gaps(short, &manifest).len(), 1);
+    let stars = "| 1. [CPU and GPU](cpu-and-gpu.md) | 105 time it ★★, 112 bound ★★ |\n";
+    assert_eq!(table_gaps(stars, &manifest).len(), 1);
+    assert_eq!(table_gaps("", &manifest), ["no row for `cpu-and-gpu.md`"]);
+}
