@@ -1,0 +1,64 @@
+//! At most `depth` steps in flight: when step k is queued, at most
+//! `depth − 1` earlier steps are unfinished on the GPU.
+
+use super::workload::{DEPTH, STEPS, Submitted, submitted};
+use judge_harness::{Ctx, Failure};
+
+pub(super) fn at_most_depth_in_flight(ctx: &Ctx) -> Result<(), Failure> {
+    bounded(&submitted(ctx, STEPS, DEPTH)?)
+}
+
+/// Fails at the first step queued with `depth` or more earlier steps
+/// unfinished, naming it and how many were in flight.
+pub(super) fn bounded(submission: &Submitted) -> Result<(), Failure> {
+    let (_, depth) = submission.asked;
+    for (i, step) in submission.steps.iter().enumerate() {
+        let unfinished = submission.steps[..i]
+            .iter()
+            .filter(|s| s.gpu_ns.1 > step.queued_ns)
+            .count();
+        if unfinished < depth.max(1) {
+            continue;
+        }
+        let waits = submission.waits(submission.marks.0, step.marks.0);
+        let why = match waits.last() {
+            Some(wait) => format!(
+                "the loop's last wait before it, `{}` at {}, did not wait for step {}: the wait must come before each step, for the event recorded after step k − depth",
+                wait.name,
+                wait.site,
+                step.k.saturating_sub(depth)
+            ),
+            None => match first_wait_after(submission, i) {
+                Some(later) => format!(
+                    "the loop's first wait came only before step {later}: with depth {depth}, the CPU must wait from step {depth} on, before each step, for the step {depth} back"
+                ),
+                None => "the loop never waited: a launch only queues work, so the CPU ran ahead of the GPU as far as the loop went, and the queue (with everything each step holds) grew without bound".to_string(),
+            },
+        };
+        return Err(Failure::new(
+            format!("at most {depth} steps in flight: when a step is queued, at most {} earlier ones unfinished", depth.max(1) - 1),
+            format!(
+                "when step {} was queued, {unfinished} earlier steps were unfinished: {} in flight",
+                step.k,
+                unfinished + 1
+            ),
+        )
+        .detail(format!(
+            "{why}; record an event after each step, and before queuing step k wait for the one of step k − {depth}; see cpu-and-gpu.md#why-the-cpu-ever-waits"
+        )));
+    }
+    Ok(())
+}
+
+/// The step before which the loop first waited, looking from step `i` on,
+/// if it ever did before its last step.
+fn first_wait_after(submission: &Submitted, i: usize) -> Option<usize> {
+    submission.steps[i..]
+        .windows(2)
+        .find(|pair| {
+            !submission
+                .waits(pair[0].marks.1, pair[1].marks.0)
+                .is_empty()
+        })
+        .map(|pair| pair[1].k)
+}
