@@ -303,7 +303,7 @@ fn render_check(
             let names: Vec<String> = waiting.iter().map(|n| format!("`{n}`")).collect();
             writeln!(
                 out,
-                "      {DIM}│{DIM:#} the starter passes this one already: its points come once {} passes",
+                "      {DIM}│{DIM:#} the untouched starter passes this one too, so it counts toward your grade only once {} passes as well",
                 names.join(" and ")
             )?;
         }
