@@ -47,7 +47,7 @@ pub(crate) enum Command {
     Hint {
         /// The exercise id (`101`).
         id: String,
-        /// How much to give away (1 = least).
+        /// How much to give away (1 = least); the hints of the lower levels are shown first, so that the new one reads in context.
         #[arg(long, default_value_t = 1)]
         level: usize,
     },
