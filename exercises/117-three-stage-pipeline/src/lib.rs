@@ -67,6 +67,6 @@ pub fn run(
     compute.synchronize()?;
     Ok(outputs[..chunks.len()]
         .iter()
-        .map(PinnedBuffer::to_vec)
+        .map(|output| output.to_vec())
         .collect())
 }

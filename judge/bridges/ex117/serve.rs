@@ -4,9 +4,9 @@
 use bridge::Call;
 use gpu::remote::agent as proxy;
 use gpu::remote::{Link, PinnedRef};
-use std::rc::Rc;
 use gpu::{GpuError, PinnedBuffer};
 use judge_harness::agent::{self, Agent};
+use std::rc::Rc;
 
 /// Makes one call of the checker's with the learner's crate.
 pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {

@@ -25,7 +25,11 @@ fn run_through_the_bridge_runs_each_lent_chunk_on_the_judge_s_streams() {
         run(&layer, &chunks, &outputs, streams).unwrap()
     });
     assert_eq!(results, [vec![3.0; 256], vec![5.0; 256], vec![7.0; 256]]);
-    assert_eq!(outputs[2].to_vec(), vec![7.0; 256], "the judge's outputs hold the results");
+    assert_eq!(
+        outputs[2].to_vec(),
+        vec![7.0; 256],
+        "the judge's outputs hold the results"
+    );
     assert!(device.races().is_empty(), "{:?}", device.races());
     let layers = device
         .trace()

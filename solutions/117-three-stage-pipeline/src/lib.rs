@@ -92,6 +92,6 @@ pub fn run(
     copy_out.synchronize()?;
     Ok(outputs[..chunks.len()]
         .iter()
-        .map(PinnedBuffer::to_vec)
+        .map(|output| output.to_vec())
         .collect())
 }
