@@ -39,7 +39,7 @@ pub(crate) const CHECKS: &[Check] = &[
     check!(
         races::no_race_between_the_stages,
         "no race between the three streams or with the CPU: each buffer refilled only after the stage that read it",
-        "streams-and-events.md#copies-that-overlap-compute",
+        "streams-and-events.md#three-stages-copy-in-compute-copy-out",
         25,
         requires = [the_stages_overlap],
     ),
@@ -53,7 +53,7 @@ pub(crate) const CHECKS: &[Check] = &[
     check!(
         overlap::the_stages_overlap,
         "the run takes at most 10% more than the physical limit of three engines, from its own GPU times",
-        "streams-and-events.md#copies-that-overlap-compute",
+        "streams-and-events.md#three-stages-copy-in-compute-copy-out",
         30,
     ),
 ];

@@ -16,7 +16,7 @@ use judge_harness::{Ctx, Failure};
 
 /// How far above the limit a run may be.
 const TOLERANCE: f64 = 0.10;
-const SECTION: &str = "streams-and-events.md#copies-that-overlap-compute";
+const SECTION: &str = "streams-and-events.md#three-stages-copy-in-compute-copy-out";
 
 /// One operation of the run and its GPU span, in nanoseconds.
 #[derive(Clone, Copy)]

@@ -7,7 +7,7 @@ use gpu::{Actor, RaceKind, RaceReport};
 use judge_harness::ordering::missed_order;
 use judge_harness::{Ctx, Failure};
 
-const SECTION: &str = "streams-and-events.md#copies-that-overlap-compute";
+const SECTION: &str = "streams-and-events.md#three-stages-copy-in-compute-copy-out";
 
 pub(super) fn no_race_between_the_stages(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
