@@ -126,6 +126,13 @@ fn each_cause_of_serialized_stages_is_named() {
 }
 
 #[test]
+fn a_run_of_no_chunk_is_a_load_of_its_own() {
+    assert!(run_with(sized_by_the_first_chunk, "outputs_are_each_chunks_layer").passed());
+    let outcome = run_with(sized_by_the_first_chunk, "one_chunk_and_none");
+    assert!(!outcome.passed(), "{outcome:#?}");
+}
+
+#[test]
 fn a_cpu_wait_in_the_loop_is_named_by_its_call() {
     fails_with(
         synchronizes_in_the_loop,

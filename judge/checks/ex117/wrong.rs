@@ -24,6 +24,8 @@ enum Mistake {
     SynchronizesInTheLoop,
     /// The one CPU wait is for the compute stream, not the copy-out stream.
     WaitsForTheWrongStream,
+    /// The buffers are sized by `chunks[0]`, which a run of no chunk lacks.
+    SizedByTheFirstChunk,
 }
 
 /// The solution's loop, with `mistake`.
@@ -40,7 +42,11 @@ fn with(
         compute,
         copy_out,
     } = streams;
-    let len = chunks.first().map_or(1, PinnedBuffer::len);
+    let len = if mistake == SizedByTheFirstChunk {
+        chunks[0].len()
+    } else {
+        chunks.first().map_or(1, PinnedBuffer::len)
+    };
     let per_stage = if mistake == OneBufferPerStage { 1 } else { 2 };
     let inputs = (0..per_stage)
         .map(|_| copy_in.alloc_zeros::<f32>(len))
@@ -130,6 +136,8 @@ wrong! {
     synchronizes_in_the_loop => SynchronizesInTheLoop,
     /// The final wait is for the compute stream.
     waits_for_the_wrong_stream => WaitsForTheWrongStream,
+    /// The buffers sized by the first chunk.
+    sized_by_the_first_chunk => SizedByTheFirstChunk,
 }
 
 /// The starter: every stage on the compute stream, one buffer per stage.
