@@ -141,9 +141,7 @@ impl Measured {
         let timed = size.timed();
         let (first, last) = (timed.first()?, timed.last()?);
         let entries = self.entries(size);
-        let mut inside = entries
-            .iter()
-            .filter(|e| e.seq >= first.0 && e.seq < last.1);
+        let mut inside = entries.iter().filter(|e| e.seq >= first.0 && e.seq < last.1);
         let start = inside.next()?.cpu_start_ns;
         let end = inside.last().map_or(start, |e| e.cpu_end_ns);
         Some(end.saturating_sub(start) as f64 / 1e3 / timed.len() as f64)

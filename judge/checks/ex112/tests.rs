@@ -390,9 +390,7 @@ fn three_timing_mistakes_are_told_by_their_cause_on_the_gpu() {
         let (outcome, _) = judge_harness::run_check(check, &ctx);
         REPLACEMENT.with(|r| r.set(None));
         if outcome.passed() {
-            untold.push(format!(
-                "`{name}` passed a fixture that should say `{says}`"
-            ));
+            untold.push(format!("`{name}` passed a fixture that should say `{says}`"));
             continue;
         }
         let text = render(&outcome);
