@@ -29,6 +29,7 @@ pub mod ex113;
 pub mod ex114;
 pub mod ex115;
 pub mod ex116;
+pub mod ex117;
 pub mod ex118;
 
 #[cfg(test)]
@@ -55,6 +56,7 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         114 => Some(ex114::CHECKS),
         115 => Some(ex115::CHECKS),
         116 => Some(ex116::CHECKS),
+        117 => Some(ex117::CHECKS),
         118 => Some(ex118::CHECKS),
         _ => None,
     }

@@ -1,0 +1,66 @@
+//! The outputs against each chunk's layer: eight chunks, one, and none.
+
+use super::workload::{Bench, CHUNK_LEN, CHUNKS, expected};
+use judge_harness::{Ctx, Failure};
+
+const SECTION: &str = "streams-and-events.md#copies-that-overlap-compute";
+
+pub(super) fn outputs_are_each_chunks_layer(ctx: &Ctx) -> Result<(), Failure> {
+    let bench = Bench::open(ctx)?;
+    let (results, _, _) = bench.run()?;
+    compare(&results, CHUNKS)
+}
+
+pub(super) fn one_chunk_and_none(ctx: &Ctx) -> Result<(), Failure> {
+    for count in [1, 0] {
+        let bench = Bench::open_on(ctx.device()?, count)?;
+        let (results, _, _) = bench.run()?;
+        compare(&results, count).map_err(|mut f| {
+            f.expected = format!("with {count} chunk(s), {}", f.expected);
+            f
+        })?;
+    }
+    Ok(())
+}
+
+/// Compares `results` with the layers of the first `count` chunks, naming
+/// the first chunk that differs and whose data it holds instead.
+fn compare(results: &[Vec<f32>], count: usize) -> Result<(), Failure> {
+    if results.len() != count {
+        return Err(Failure::new(
+            format!("{count} outputs, one per chunk"),
+            format!("{} outputs", results.len()),
+        )
+        .detail(format!(
+            "return the contents of `outputs[k]` for each chunk `k`, and only those; see {SECTION}"
+        )));
+    }
+    let Some(k) = (0..count).find(|&k| results[k] != expected(k, CHUNK_LEN)) else {
+        return Ok(());
+    };
+    let got = &results[k];
+    let want = expected(k, CHUNK_LEN);
+    let j = (0..got.len().min(want.len()))
+        .find(|&j| got[j] != want[j])
+        .unwrap_or(0);
+    let whose = (0..count.max(CHUNKS)).find(|&o| o != k && *got == expected(o, CHUNK_LEN));
+    let why = if got.len() != want.len() {
+        format!("it has {} elements, not {}", got.len(), want.len())
+    } else if got.iter().all(|&x| x == 0.0) {
+        "all zeros: the copy-out or the CPU's read ran before the result was there (nothing ordered the copy-out after the layer, or the CPU waited for another stream than the one that copies out)".to_string()
+    } else if let Some(o) = whose {
+        format!(
+            "that is chunk {o}'s result: a buffer shared by chunks {k} and {o} was refilled before the stage that read it was done (a missing or wrong `wait_event` before the refill)"
+        )
+    } else {
+        format!(
+            "element {j} is {} instead of {}: a stage read a buffer that another stage was still writing",
+            got[j], want[j]
+        )
+    };
+    Err(Failure::new(
+        format!("chunk {k}'s output, 2 x + 1 of chunk {k}"),
+        format!("element {j} is {}", got.get(j).copied().unwrap_or(f32::NAN)),
+    )
+    .detail(format!("{why}; see {SECTION}")))
+}

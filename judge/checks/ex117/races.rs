@@ -1,0 +1,90 @@
+//! No race between the three stages or with the CPU. A race is named by
+//! the buffer it hit (an input buffer, a result buffer, an output in pinned
+//! memory), the chunk whose access raced, and the order that was missing.
+
+use super::workload::{Bench, CHUNKS};
+use gpu::{Actor, RaceKind, RaceReport};
+use judge_harness::ordering::missed_order;
+use judge_harness::{Ctx, Failure};
+
+const SECTION: &str = "streams-and-events.md#three-stages-copy-in-compute-copy-out";
+
+pub(super) fn no_race_between_the_stages(ctx: &Ctx) -> Result<(), Failure> {
+    let bench = Bench::open(ctx)?;
+    bench.run()?;
+    ctx.save_trace("races", &bench.device);
+    let races = bench.device.races();
+    let Some(race) = races.first() else {
+        return Ok(());
+    };
+    let missed = missed_order(&bench.device.trace().entries, race);
+    let chunk = first_racing_chunk(ctx)?;
+    let what = explain(race, &bench, chunk, missed.as_deref());
+    Err(Failure::new(
+        "no race between the copy-in, compute and copy-out streams, or with the CPU",
+        format!("{} race(s); the first: {what}", races.len()),
+    )
+    .at(race.current.site)
+    .detail(format!("{race}\nsee {SECTION}")))
+}
+
+/// The chunk whose access made the first race: the last chunk of the
+/// shortest run that races (each run is on a fresh device).
+fn first_racing_chunk(ctx: &Ctx) -> Result<Option<usize>, Failure> {
+    for count in 1..=CHUNKS {
+        let bench = Bench::open_on(ctx.device()?, count)?;
+        bench.run()?;
+        if !bench.device.races().is_empty() {
+            return Ok(Some(count - 1));
+        }
+    }
+    Ok(None)
+}
+
+/// What the first race means in the pipeline: which buffer, which chunk,
+/// which order was missing. `missed` (a misplaced wait or record the trace
+/// shows) is said only when the race is not one of the pipeline's four
+/// orders: there, the later stream's legitimate wait for the other stage
+/// reads as a misplaced one.
+fn explain(race: &RaceReport, bench: &Bench, chunk: Option<usize>, missed: Option<&str>) -> String {
+    let [copy_in, compute, copy_out] =
+        [&bench.copy_in, &bench.compute, &bench.copy_out].map(|s| Actor::Stream(s.id()));
+    let k = chunk.map_or("a chunk".to_string(), |k| format!("chunk {k}"));
+    let (prev, cur) = (&race.previous, &race.current);
+    match race.kind {
+        RaceKind::ReuseAfterFree | RaceKind::UnorderedFree => format!(
+            "a device buffer freed at {} while another stream's use of it at {} was not ordered before the free: allocate the two buffers of each stage once, before the loop, and drop them after the one CPU wait at the end",
+            race.freed_at.map_or("?".into(), |s| s.to_string()),
+            prev.site
+        ),
+        RaceKind::Unordered if cur.actor == Actor::Cpu => format!(
+            "the CPU read {k}'s output in pinned memory while the copy-out stream's copy into it at {} was not known to be done: {}",
+            prev.site,
+            "wait once, after the loop, for the copy-out stream (its last copy-out is ordered after every stage), then read the outputs"
+        ),
+        RaceKind::Unordered if cur.actor == copy_in && prev.actor == compute => format!(
+            "an input buffer was refilled by {k}'s copy-in while the layer of the chunk that used it before still read it: {}",
+            "before the copy-in writes input buffer `k % 2`, `copy_in` must `wait_event` for the event recorded on `compute` after chunk k − 2's layer"
+        ),
+        RaceKind::Unordered if cur.actor == compute && prev.actor == copy_out => format!(
+            "a result buffer was overwritten by {k}'s layer while the copy-out of the chunk that used it before still read it: {}",
+            "before the layer writes result buffer `k % 2`, `compute` must `wait_event` for the event recorded on `copy_out` after chunk k − 2's copy-out"
+        ),
+        RaceKind::Unordered if cur.actor == compute && prev.actor == copy_in => format!(
+            "{k}'s layer read its input buffer with nothing ordering it after the copy-in that wrote it: {}",
+            "record an event on `copy_in` after the chunk's copy-in and make `compute` `wait_event` for it before the layer"
+        ),
+        RaceKind::Unordered if cur.actor == copy_out && prev.actor == compute => format!(
+            "{k}'s copy-out read its result buffer with nothing ordering it after the layer that wrote it: {}",
+            "record an event on `compute` after the chunk's layer and make `copy_out` `wait_event` for it before the copy-out"
+        ),
+        RaceKind::Unordered => format!(
+            "{} at {} and {} at {} touch the same memory in no known order: each stage belongs on its own stream (copy-ins on `copy_in`, the layer on `compute`, copy-outs on `copy_out`), ordered by events{}",
+            prev.actor,
+            prev.site,
+            cur.actor,
+            cur.site,
+            missed.map_or(String::new(), |why| format!("; {why}"))
+        ),
+    }
+}
