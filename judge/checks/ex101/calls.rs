@@ -3,6 +3,9 @@
 //! before and after it and from what it asked of the driver), and the
 //! blocks it changed, so that a failure names the operation that broke an
 //! invariant rather than only the invariant.
+//!
+//! Over 400 lines with its unit tests (the code is about 360): the rules of
+//! one call share the block and segment descriptions, so they stay together.
 
 use super::logged::Asked;
 use super::support::{bytes, state};

@@ -4,6 +4,9 @@
 //! function of `wrong.rs` fails the check that names its cause, with the
 //! message in a snapshot (`snapshots/NAME.snap`). The CUDA version of the
 //! measurement test is ignored without a GPU.
+//!
+//! Just over 400 lines: one test per known-wrong function of `wrong.rs`,
+//! kept beside the helpers that run and render them.
 
 use super::support::{PLAN, ProfileFn, SIZES_US, judged, measured, reference};
 use super::wrong::*;
