@@ -21,11 +21,15 @@ pub(crate) const PLAN: Plan = Plan {
     warmup: 2,
     launches: 100,
 };
-/// The kernel sizes, in microseconds of `spin`: the H200 launches in about
-/// 4.6 µs and runs the shortest kernel in about 1.3 µs (the virtual GPU:
-/// 3.8 and 1.4), so the first two are launch-bound and the last three
-/// compute-bound: on the virtual GPU by a factor of 2.7 or more either
-/// way, on the H200 by 1.8 or more (its 1 µs kernel runs in about 2.4 µs).
+/// The kernel sizes, in microseconds of `spin`: the H200 launches in 3.2 to
+/// 4.6 µs, depending on the moment, and runs `spin` of `n` µs in about
+/// 1.5 + `n` µs (the virtual GPU: 3.8 µs, and `n` µs but at least 1.4), so
+/// the first two are launch-bound and the last three compute-bound: on the
+/// virtual GPU by a factor of 2.7 or more either way, on the H200 by 1.5 or
+/// more, except the 1 µs kernel, about 2.5 µs there: launch-bound by only
+/// 1.26 against the fastest launches measured (3.15 µs, 2026-12-04), as the
+/// statement warns. The judge's checks compare the learner's figures with
+/// its own for each size and never ask which side a measured size is on.
 pub(crate) const SIZES_US: [u64; 5] = [0, 1, 12, 25, 50];
 /// The CPU time of the first launch of each size: its module loaded.
 pub(crate) const COLD: Duration = Duration::from_millis(2);

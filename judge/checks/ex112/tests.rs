@@ -154,8 +154,9 @@ fn the_judges_measurement_is_the_virtual_gpus_model() {
 
 /// Every size's classification, from the judge's own measurement on
 /// `backend`: the first [`CROSSOVER`] launch-bound, the rest compute-bound,
-/// each by a factor of `margin` or more.
-fn sizes_are_far_from_the_crossover(backend: Backend, margin: f64) {
+/// each by a factor of `margin` or more, except the 1 µs kernel (the
+/// nearest to the crossover), by `nearest` or more.
+fn sizes_are_far_from_the_crossover(backend: Backend, margin: f64, nearest: f64) {
     let measured = measured(&Ctx::new(backend)).expect("the sizes are measured");
     for (i, size) in measured.sizes.iter().enumerate() {
         let p = size.reference;
@@ -171,6 +172,10 @@ fn sizes_are_far_from_the_crossover(backend: Backend, margin: f64) {
             true => p.cpu_us / p.gpu_us,
             false => p.gpu_us / p.cpu_us,
         };
+        let margin = match size.kernel == Duration::from_micros(1) {
+            true => nearest,
+            false => margin,
+        };
         assert!(
             ratio >= margin,
             "size {i} is within a factor of {margin} of the crossover: {p:?}"
@@ -180,13 +185,16 @@ fn sizes_are_far_from_the_crossover(backend: Backend, margin: f64) {
 
 #[test]
 fn the_sizes_are_far_from_the_crossover_on_the_virtual_gpu() {
-    sizes_are_far_from_the_crossover(Backend::Virtual, 2.7);
+    sizes_are_far_from_the_crossover(Backend::Virtual, 2.7, 2.7);
 }
 
+/// On the H200 the 1 µs kernel runs in about 2.5 µs, and a launch costs
+/// 3.2 to 4.6 µs: launch-bound by 1.26 to 1.8 (the statement says "only
+/// 1.3 when launches are fast"), the other sizes by 1.5 or more.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn the_sizes_are_far_from_the_crossover_on_the_gpu() {
-    sizes_are_far_from_the_crossover(Backend::Cuda, 1.5);
+    sizes_are_far_from_the_crossover(Backend::Cuda, 1.5, 1.15);
     let ctx = Ctx::new(Backend::Cuda);
     for check in super::CHECKS {
         let result = (check.run)(&ctx);
