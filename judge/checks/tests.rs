@@ -9,7 +9,9 @@
 //! `exID/snapshots/NAME.snap`, the file a harness compares against.
 
 use judge_harness::{Artifact, Ctx, Outcome, run_check};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
+use std::thread::LocalKey;
 
 /// This crate's folder: the suites are `exID/` in it.
 fn here() -> &'static Path {
@@ -70,6 +72,97 @@ pub(crate) fn passes_every_check(id: u32) {
     }
 }
 
+/// A thread's slot for the function (a `fn` pointer) that a suite's tests
+/// put in place of the solution's: each test runs on a thread of its own.
+pub(crate) type Slot<F> = LocalKey<Cell<Option<F>>>;
+
+/// What a suite's tests put in place of a function of the solution, and
+/// their ways to run the suite's checks with it. The suite's checks ask
+/// [`StandIn::get`] before they call the solution's function.
+pub(crate) struct StandIn<F: 'static> {
+    /// The suite.
+    id: u32,
+    /// Where this thread's stand-in is.
+    slot: &'static Slot<F>,
+}
+
+impl<F: Copy + 'static> StandIn<F> {
+    /// The stand-in of suite `id`, kept in `slot`.
+    pub(crate) const fn new(id: u32, slot: &'static Slot<F>) -> Self {
+        Self { id, slot }
+    }
+
+    /// The function a test put in place of the solution's, if any.
+    pub(crate) fn get(&self) -> Option<F> {
+        self.slot.with(Cell::get)
+    }
+
+    /// What `body` returns, run with `f` in place of the solution's (taken
+    /// away after, also when `body` panics).
+    pub(crate) fn with<R>(&self, f: F, body: impl FnOnce() -> R) -> R {
+        /// Empties the slot when dropped.
+        struct Clear<F: 'static>(&'static Slot<F>);
+        impl<F: 'static> Drop for Clear<F> {
+            fn drop(&mut self) {
+                self.0.with(|slot| slot.set(None));
+            }
+        }
+        self.slot.with(|slot| slot.set(Some(f)));
+        let _clear = Clear(self.slot);
+        body()
+    }
+
+    /// The outcome of check `name` with `f` in place of the solution's.
+    pub(crate) fn run(&self, f: F, name: &str) -> Outcome {
+        self.with(f, || run(self.id, name, None).0)
+    }
+
+    /// Asserts that check `name` fails with `f`, its message the snapshot
+    /// `snapshot`.
+    #[track_caller]
+    pub(crate) fn fails(&self, f: F, name: &str, snapshot: &str) {
+        fails_as(self.id, &self.run(f, name), name, snapshot);
+    }
+
+    /// Asserts that check `name` passes with `f`.
+    #[track_caller]
+    pub(crate) fn passes(&self, f: F, name: &str) {
+        let outcome = self.run(f, name);
+        assert!(outcome.passed(), "`{name}` failed: {outcome:#?}");
+    }
+
+    /// Asserts that every check of the suite passes with `f`.
+    #[track_caller]
+    pub(crate) fn passes_every_check(&self, f: F) {
+        self.with(f, || passes_every_check(self.id));
+    }
+}
+
+/// Asserts that `outcome`, of check `name` of suite `id`, is a failure
+/// whose message (as [`failure_text`] shows it) is the snapshot `snapshot`.
+#[track_caller]
+pub(crate) fn fails_as(id: u32, outcome: &Outcome, name: &str, snapshot: &str) {
+    let text = failure_text(outcome, name);
+    let _snapshots = snapshots(id).bind_to_scope();
+    insta::assert_snapshot!(snapshot, text);
+}
+
+/// The failure `outcome` of check `name` as the learner reads it
+/// ([`render`]); a panic if it passed.
+#[track_caller]
+pub(crate) fn failure_text(outcome: &Outcome, name: &str) -> String {
+    let Outcome::Failed {
+        expected,
+        actual,
+        site,
+        detail,
+    } = outcome
+    else {
+        panic!("`{name}` did not fail: {outcome:#?}");
+    };
+    render(expected, actual, *site, detail.as_deref())
+}
+
 /// A failure as the learner reads it, the call site reduced to its file.
 pub(crate) fn render(
     expected: &str,
@@ -87,13 +180,14 @@ pub(crate) fn render(
     without_lines(&text)
 }
 
-/// `text` with the line and column after each `wrong.rs:` and the number
-/// after each `line ` replaced by `LINE`, so that a snapshot does not
-/// change when that file does.
+/// `text` with the line and column after each `wrong.rs:` and
+/// `support.rs:` (the suites' known-wrong code and the judge's own calls,
+/// which a race report names) and the number after each `line ` replaced by
+/// `LINE`, so that a snapshot does not change when those files do.
 fn without_lines(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
-    while let Some((at, marker)) = ["wrong.rs:", "line "]
+    while let Some((at, marker)) = ["wrong.rs:", "support.rs:", "line "]
         .iter()
         .filter_map(|m| rest.find(m).map(|at| (at, m.len())))
         .min()

@@ -5,8 +5,9 @@
 
 use super::support::Generate;
 use super::wrong::*;
+use crate::tests::StandIn;
 use gpu::Backend;
-use judge_harness::{Ctx, Outcome};
+use judge_harness::Ctx;
 use std::cell::Cell;
 
 thread_local! {
@@ -14,38 +15,12 @@ thread_local! {
     static REPLACEMENT: Cell<Option<Generate>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `Generate`.
+static STAND_IN: StandIn<Generate> = StandIn::new(108, &REPLACEMENT);
+
 /// The loop a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<Generate> {
-    REPLACEMENT.with(Cell::get)
-}
-
-/// Runs check `name` with `generate` in place of the solution's.
-fn run_with(generate: Generate, name: &str) -> Outcome {
-    REPLACEMENT.with(|r| r.set(Some(generate)));
-    let (outcome, _) = crate::tests::run(108, name, None);
-    REPLACEMENT.with(|r| r.set(None));
-    outcome
-}
-
-/// Asserts that check `name` fails with `generate`, its message the
-/// snapshot `snapshot`.
-#[track_caller]
-fn fails_with(generate: Generate, name: &str, snapshot: &str) {
-    let outcome = run_with(generate, name);
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = &outcome
-    else {
-        panic!("`{name}` did not fail: {outcome:#?}");
-    };
-    let _snapshots = crate::tests::snapshots(108).bind_to_scope();
-    insta::assert_snapshot!(
-        snapshot,
-        crate::tests::render(expected, actual, *site, detail.as_deref())
-    );
+    STAND_IN.get()
 }
 
 #[test]
@@ -55,57 +30,57 @@ fn the_solution_passes_every_check() {
 
 #[test]
 fn a_pinned_read_behind_an_event_passes_every_check_too() {
-    REPLACEMENT.with(|r| r.set(Some(pinned_read)));
-    crate::tests::passes_every_check(108);
-    REPLACEMENT.with(|r| r.set(None));
+    STAND_IN.passes_every_check(pinned_read);
 }
 
 #[test]
 fn a_read_of_the_whole_history_passes_every_check_too() {
-    REPLACEMENT.with(|r| r.set(Some(reads_the_whole_history)));
-    crate::tests::passes_every_check(108);
-    REPLACEMENT.with(|r| r.set(None));
+    STAND_IN.passes_every_check(reads_the_whole_history);
 }
 
 #[test]
 fn the_starter_s_round_trip_is_named_in_every_check_of_the_trace() {
-    fails_with(round_trip, "no_step_waits_for_the_gpu", "round_trip_steps");
-    fails_with(
+    STAND_IN.fails(round_trip, "no_step_waits_for_the_gpu", "round_trip_steps");
+    STAND_IN.fails(
         round_trip,
         "the_cpu_runs_ahead_of_the_gpu",
         "round_trip_ahead",
     );
-    fails_with(
+    STAND_IN.fails(
         round_trip,
         "the_tokens_are_read_once_at_the_end",
         "round_trip_read",
     );
-    assert!(run_with(round_trip, "tokens_match_the_reference").passed());
+    assert!(
+        STAND_IN
+            .run(round_trip, "tokens_match_the_reference")
+            .passed()
+    );
 }
 
 #[test]
 fn a_wait_or_a_copy_between_the_steps_is_named_by_its_kind() {
-    fails_with(
+    STAND_IN.fails(
         synchronizes_every_step,
         "no_step_waits_for_the_gpu",
         "synchronizes_every_step",
     );
-    fails_with(
+    STAND_IN.fails(
         pinned_copy_every_step,
         "no_step_waits_for_the_gpu",
         "pinned_copy_every_step",
     );
-    fails_with(
+    STAND_IN.fails(
         clears_each_row_from_the_host,
         "no_step_waits_for_the_gpu",
         "clears_each_row_from_the_host",
     );
-    fails_with(
+    STAND_IN.fails(
         polls_every_step,
         "no_step_waits_for_the_gpu",
         "polls_every_step",
     );
-    fails_with(
+    STAND_IN.fails(
         polls_every_step,
         "the_cpu_runs_ahead_of_the_gpu",
         "polls_every_step_ahead",
@@ -114,47 +89,47 @@ fn a_wait_or_a_copy_between_the_steps_is_named_by_its_kind() {
 
 #[test]
 fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
-    fails_with(
+    STAND_IN.fails(
         keeps_the_prompts,
         "tokens_match_the_reference",
         "keeps_the_prompts",
     );
-    fails_with(
+    STAND_IN.fails(
         decodes_from_the_prompts,
         "tokens_match_the_reference",
         "decodes_from_the_prompts",
     );
-    fails_with(
+    STAND_IN.fails(
         cut_by_request,
         "tokens_match_the_reference",
         "cut_by_request",
     );
-    fails_with(
+    STAND_IN.fails(
         copies_the_output_in_first,
         "tokens_match_the_reference",
         "copies_the_output_in_first",
     );
-    fails_with(
+    STAND_IN.fails(
         reversed_lists,
         "tokens_match_the_reference",
         "reversed_lists",
     );
-    fails_with(
+    STAND_IN.fails(
         waits_before_the_pinned_copy,
         "tokens_match_the_reference",
         "waits_before_the_pinned_copy",
     );
-    fails_with(
+    STAND_IN.fails(
         reads_on_another_stream,
         "tokens_match_the_reference",
         "reads_on_another_stream",
     );
-    fails_with(
+    STAND_IN.fails(
         one_step_too_few,
         "tokens_match_the_reference",
         "one_step_too_few",
     );
-    fails_with(
+    STAND_IN.fails(
         one_step_too_few,
         "no_step_waits_for_the_gpu",
         "one_step_too_few_steps",
@@ -163,12 +138,12 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
 
 #[test]
 fn a_read_in_pieces_or_with_two_waits_is_named() {
-    fails_with(
+    STAND_IN.fails(
         reads_row_by_row,
         "the_tokens_are_read_once_at_the_end",
         "reads_row_by_row",
     );
-    fails_with(
+    STAND_IN.fails(
         synchronizes_before_the_read,
         "the_tokens_are_read_once_at_the_end",
         "synchronizes_before_the_read",

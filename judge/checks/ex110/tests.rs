@@ -5,8 +5,9 @@
 
 use super::support::New;
 use super::wrong::*;
+use crate::tests::StandIn;
 use gpu::Backend;
-use judge_harness::{Ctx, Outcome};
+use judge_harness::Ctx;
 use std::cell::Cell;
 
 thread_local! {
@@ -14,38 +15,12 @@ thread_local! {
     static REPLACEMENT: Cell<Option<New>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `New`.
+static STAND_IN: StandIn<New> = StandIn::new(110, &REPLACEMENT);
+
 /// The `new` a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<New> {
-    REPLACEMENT.with(Cell::get)
-}
-
-/// Runs check `name` with `new` in place of the solution's.
-fn run_with(new: New, name: &str) -> Outcome {
-    REPLACEMENT.with(|r| r.set(Some(new)));
-    let (outcome, _) = crate::tests::run(110, name, None);
-    REPLACEMENT.with(|r| r.set(None));
-    outcome
-}
-
-/// Asserts that check `name` fails with `new`, its message the
-/// snapshot `snapshot`.
-#[track_caller]
-fn fails_with(new: New, name: &str, snapshot: &str) {
-    let outcome = run_with(new, name);
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = &outcome
-    else {
-        panic!("`{name}` did not fail: {outcome:#?}");
-    };
-    let _snapshots = crate::tests::snapshots(110).bind_to_scope();
-    insta::assert_snapshot!(
-        snapshot,
-        crate::tests::render(expected, actual, *site, detail.as_deref())
-    );
+    STAND_IN.get()
 }
 
 #[test]
@@ -55,26 +30,24 @@ fn the_solution_passes_every_check() {
 
 #[test]
 fn a_copy_out_on_a_side_stream_behind_events_passes_every_check_too() {
-    REPLACEMENT.with(|r| r.set(Some(side_stream_behind_events as New)));
-    crate::tests::passes_every_check(110);
-    REPLACEMENT.with(|r| r.set(None));
+    STAND_IN.passes_every_check(side_stream_behind_events);
 }
 
 #[test]
 fn the_starter_is_right_and_fails_both_checks_of_the_graph() {
-    assert!(run_with(eager, "tokens_equal_eager_decoding").passed());
-    fails_with(eager, "captured_once_in_new", "eager_capture");
-    fails_with(eager, "each_step_is_one_replay", "eager_replay");
+    assert!(STAND_IN.run(eager, "tokens_equal_eager_decoding").passed());
+    STAND_IN.fails(eager, "captured_once_in_new", "eager_capture");
+    STAND_IN.fails(eager, "each_step_is_one_replay", "eager_replay");
 }
 
 #[test]
 fn a_capture_in_every_step_is_named() {
-    fails_with(
+    STAND_IN.fails(
         captures_every_step,
         "captured_once_in_new",
         "captures_every_step",
     );
-    fails_with(
+    STAND_IN.fails(
         captures_every_step,
         "each_step_is_one_replay",
         "captures_every_step_replay",
@@ -83,38 +56,42 @@ fn a_capture_in_every_step_is_named() {
 
 #[test]
 fn a_graph_that_is_not_the_one_step_is_named() {
-    fails_with(
+    STAND_IN.fails(
         captures_twice_in_new,
         "captured_once_in_new",
         "captures_twice_in_new",
     );
-    fails_with(
+    STAND_IN.fails(
         two_steps_in_the_graph,
         "captured_once_in_new",
         "two_steps_in_the_graph",
     );
-    assert!(run_with(two_steps_in_the_graph, "tokens_equal_eager_decoding").passed());
+    assert!(
+        STAND_IN
+            .run(two_steps_in_the_graph, "tokens_equal_eager_decoding")
+            .passed()
+    );
 }
 
 #[test]
 fn what_a_step_must_not_do_is_named_by_its_kind() {
-    fails_with(
+    STAND_IN.fails(
         fresh_input_each_step,
         "each_step_is_one_replay",
         "fresh_input_each_step",
     );
-    fails_with(
+    STAND_IN.fails(
         synchronizes_every_step,
         "each_step_is_one_replay",
         "synchronizes_every_step",
     );
-    fails_with(
+    STAND_IN.fails(
         reads_through_a_vec,
         "each_step_is_one_replay",
         "reads_through_a_vec",
     );
-    fails_with(replays_twice, "each_step_is_one_replay", "replays_twice");
-    fails_with(
+    STAND_IN.fails(replays_twice, "each_step_is_one_replay", "replays_twice");
+    STAND_IN.fails(
         eager_on_the_static_buffers,
         "each_step_is_one_replay",
         "eager_on_the_static_buffers",
@@ -123,32 +100,32 @@ fn what_a_step_must_not_do_is_named_by_its_kind() {
 
 #[test]
 fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
-    fails_with(
+    STAND_IN.fails(
         input_not_copied,
         "tokens_equal_eager_decoding",
         "input_not_copied",
     );
-    fails_with(
+    STAND_IN.fails(
         fresh_input_each_step,
         "tokens_equal_eager_decoding",
         "fresh_input_each_step_tokens",
     );
-    fails_with(
+    STAND_IN.fails(
         output_not_copied,
         "tokens_equal_eager_decoding",
         "output_not_copied",
     );
-    fails_with(
+    STAND_IN.fails(
         copies_out_before_the_launch,
         "tokens_equal_eager_decoding",
         "copies_out_before_the_launch",
     );
-    fails_with(
+    STAND_IN.fails(
         copies_in_once,
         "tokens_equal_eager_decoding",
         "copies_in_once",
     );
-    fails_with(
+    STAND_IN.fails(
         copies_out_into_tokens,
         "tokens_equal_eager_decoding",
         "copies_out_into_tokens",
@@ -159,13 +136,17 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
 fn a_captured_buffer_freed_while_the_graph_lives_is_named() {
     // The pool hands the freed memory to the struct's buffers: the tokens
     // come out right, and only the trace shows the free.
-    assert!(run_with(captured_on_dropped_buffers, "tokens_equal_eager_decoding").passed());
-    fails_with(
+    assert!(
+        STAND_IN
+            .run(captured_on_dropped_buffers, "tokens_equal_eager_decoding")
+            .passed()
+    );
+    STAND_IN.fails(
         captured_on_dropped_buffers,
         "captured_buffers_outlive_the_graph",
         "captured_on_dropped_buffers",
     );
-    fails_with(
+    STAND_IN.fails(
         replaces_the_input,
         "captured_buffers_outlive_the_graph",
         "replaces_the_input_outlive",
@@ -174,17 +155,17 @@ fn a_captured_buffer_freed_while_the_graph_lives_is_named() {
 
 #[test]
 fn work_on_a_stream_nothing_orders_is_named_by_the_race() {
-    fails_with(
+    STAND_IN.fails(
         copies_out_on_another_stream,
         "tokens_equal_eager_decoding",
         "copies_out_on_another_stream",
     );
-    fails_with(
+    STAND_IN.fails(
         captured_on_a_side_stream,
         "tokens_equal_eager_decoding",
         "captured_on_a_side_stream",
     );
-    fails_with(
+    STAND_IN.fails(
         side_stream_one_way,
         "tokens_equal_eager_decoding",
         "side_stream_one_way",
@@ -193,12 +174,12 @@ fn work_on_a_stream_nothing_orders_is_named_by_the_race() {
 
 #[test]
 fn a_call_that_fails_is_explained() {
-    fails_with(
+    STAND_IN.fails(
         replaces_the_input,
         "tokens_equal_eager_decoding",
         "replaces_the_input",
     );
-    fails_with(
+    STAND_IN.fails(
         allocates_in_the_capture,
         "captured_once_in_new",
         "allocates_in_the_capture",

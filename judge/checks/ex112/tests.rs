@@ -64,47 +64,6 @@ fn run_with(
     outcome
 }
 
-/// A failure as the learner reads it, the call site reduced to its file
-/// and the line numbers of `wrong.rs` to `LINE`.
-fn render(outcome: &Outcome) -> String {
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = outcome
-    else {
-        panic!("the check did not fail: {outcome:#?}");
-    };
-    let site = site.map_or("none".into(), |s| {
-        s.file.rsplit('/').next().unwrap_or(s.file).to_string()
-    });
-    let text = format!(
-        "expected: {expected}\nactual:   {actual}\nsite:     {site}\ndetail:   {}\n",
-        detail.as_deref().unwrap_or("none")
-    );
-    without_lines(&text)
-}
-
-/// `text` with the line and column after each `wrong.rs:` replaced by
-/// `LINE`, so that a snapshot does not change when that file does.
-fn without_lines(text: &str) -> String {
-    let marker = "wrong.rs:";
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(marker) {
-        let (head, tail) = rest.split_at(at + marker.len());
-        out.push_str(head);
-        let digits = tail
-            .find(|c: char| !c.is_ascii_digit() && c != ':')
-            .unwrap_or(tail.len());
-        out.push_str("LINE");
-        rest = &tail[digits..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Asserts that check `name` fails with the replacements, its message the
 /// snapshot `snapshot`.
 #[track_caller]
@@ -115,8 +74,7 @@ fn fails_with(
 ) {
     let (profile, bound, crossover) = replacements;
     let outcome = run_with(profile, bound, crossover, name);
-    let _snapshots = crate::tests::snapshots(112).bind_to_scope();
-    insta::assert_snapshot!(snapshot, render(&outcome));
+    crate::tests::fails_as(112, &outcome, name, snapshot);
 }
 
 fn profiling(f: ProfileFn) -> (Option<ProfileFn>, Option<BoundFn>, Option<CrossoverFn>) {
@@ -406,7 +364,7 @@ fn three_timing_mistakes_are_told_by_their_cause_on_the_gpu() {
             ));
             continue;
         }
-        let text = render(&outcome);
+        let text = crate::tests::failure_text(&outcome, name);
         eprintln!("`{name}` on the GPU:\n{text}\n");
         if !text.contains(says) {
             untold.push(format!("`{name}` does not say `{says}`:\n{text}"));

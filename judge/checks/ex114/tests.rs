@@ -5,7 +5,7 @@
 
 use super::support::{Open, open};
 use super::wrong::*;
-use judge_harness::Outcome;
+use crate::tests::StandIn;
 use std::cell::Cell;
 
 thread_local! {
@@ -13,63 +13,12 @@ thread_local! {
     static REPLACEMENT: Cell<Option<Open>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `Open`.
+static STAND_IN: StandIn<Open> = StandIn::new(114, &REPLACEMENT);
+
 /// The allocator a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<Open> {
-    REPLACEMENT.with(Cell::get)
-}
-
-/// Runs check `name` with `new` in place of the solution's allocator.
-fn run_with(new: Open, name: &str) -> Outcome {
-    REPLACEMENT.with(|r| r.set(Some(new)));
-    let (outcome, _) = crate::tests::run(114, name, None);
-    REPLACEMENT.with(|r| r.set(None));
-    outcome
-}
-
-/// Asserts that check `name` fails with `new`, its message the snapshot
-/// `snapshot`.
-#[track_caller]
-fn fails_with(new: Open, name: &str, snapshot: &str) {
-    let outcome = run_with(new, name);
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = &outcome
-    else {
-        panic!("`{name}` did not fail: {outcome:#?}");
-    };
-    let _snapshots = crate::tests::snapshots(114).bind_to_scope();
-    let text = support_lines(&crate::tests::render(
-        expected,
-        actual,
-        *site,
-        detail.as_deref(),
-    ));
-    insta::assert_snapshot!(snapshot, text);
-}
-
-/// `text` with the line and column after each `support.rs:` replaced by
-/// `LINE` (the race checker names the judge's own calls).
-fn support_lines(text: &str) -> String {
-    let mut parts = text.split("support.rs:");
-    let mut out = parts.next().unwrap_or_default().to_string();
-    for part in parts {
-        let digits = part
-            .find(|c: char| !(c.is_ascii_digit() || c == ':'))
-            .unwrap_or(part.len());
-        out.push_str("support.rs:LINE");
-        out.push_str(&part[digits..]);
-    }
-    out
-}
-
-/// Asserts that check `name` passes with `new`.
-#[track_caller]
-fn passes_with(new: Open, name: &str) {
-    let outcome = run_with(new, name);
-    assert!(outcome.passed(), "`{name}` failed: {outcome:#?}");
+    STAND_IN.get()
 }
 
 /// The checks that read a stream's use of a block.
@@ -96,25 +45,25 @@ fn a_missed_note_or_a_misplaced_event_is_named_by_the_race() {
         (open::<Wrong<EVENTS_IGNORED>>, "events_ignored"),
         (open::<Wrong<INVERTED_QUERY>>, "inverted_query"),
     ] {
-        fails_with(wrong, "a_block_another_stream_reads_waits", name);
-        passes_with(wrong, "the_owner_reuses_at_once");
-        passes_with(wrong, "the_cpu_never_waits");
+        STAND_IN.fails(wrong, "a_block_another_stream_reads_waits", name);
+        STAND_IN.passes(wrong, "the_owner_reuses_at_once");
+        STAND_IN.passes(wrong, "the_cpu_never_waits");
     }
 }
 
 #[test]
 fn a_pending_block_never_asked_never_comes_back() {
-    fails_with(
+    STAND_IN.fails(
         open::<Wrong<NEVER_POLLS>>,
         "a_pending_block_comes_back",
         "never_polls",
     );
-    fails_with(
+    STAND_IN.fails(
         open::<Wrong<INVERTED_QUERY>>,
         "a_pending_block_comes_back",
         "inverted_query_back",
     );
-    passes_with(
+    STAND_IN.passes(
         open::<Wrong<NEVER_POLLS>>,
         "a_block_another_stream_reads_waits",
     );
@@ -127,9 +76,9 @@ fn events_completing_out_of_order_are_told_by_the_block_handed_out() {
         (open::<Wrong<ANY_EVENT>>, "any_event"),
         (open::<Wrong<RELEASE_ALL>>, "release_all"),
     ] {
-        fails_with(wrong, "events_complete_in_any_order", name);
-        passes_with(wrong, "a_block_another_stream_reads_waits");
-        passes_with(wrong, "a_pending_block_comes_back");
+        STAND_IN.fails(wrong, "events_complete_in_any_order", name);
+        STAND_IN.passes(wrong, "a_block_another_stream_reads_waits");
+        STAND_IN.passes(wrong, "a_pending_block_comes_back");
     }
 }
 
@@ -140,15 +89,15 @@ fn every_cpu_wait_is_named_by_its_kind() {
         (open::<Wrong<SYNC_IN_FREE>>, "sync_in_free"),
         (open::<Wrong<FREES_THE_SEGMENT>>, "frees_the_segment"),
     ] {
-        fails_with(wrong, "the_cpu_never_waits", name);
+        STAND_IN.fails(wrong, "the_cpu_never_waits", name);
     }
-    fails_with(
+    STAND_IN.fails(
         open::<Wrong<SYNC_IN_MALLOC>>,
         "events_complete_in_any_order",
         "sync_in_malloc_order",
     );
     for name in &STREAM_CHECKS[..2] {
-        passes_with(open::<Wrong<SYNC_IN_MALLOC>>, name);
+        STAND_IN.passes(open::<Wrong<SYNC_IN_MALLOC>>, name);
     }
 }
 
@@ -163,9 +112,9 @@ fn the_owner_s_own_mistakes_are_named() {
         (open::<Wrong<EVENT_FOR_EVERY_FREE>>, "event_for_every_free"),
         (open::<Wrong<PREALLOCATES>>, "preallocates"),
     ] {
-        fails_with(wrong, "the_owner_reuses_at_once", name);
+        STAND_IN.fails(wrong, "the_owner_reuses_at_once", name);
     }
     for name in STREAM_CHECKS {
-        passes_with(open::<Wrong<OWNER_NOTED>>, name);
+        STAND_IN.passes(open::<Wrong<OWNER_NOTED>>, name);
     }
 }

@@ -5,8 +5,9 @@
 
 use super::support::Generate;
 use super::wrong::*;
+use crate::tests::StandIn;
 use gpu::Backend;
-use judge_harness::{Ctx, Outcome};
+use judge_harness::Ctx;
 use std::cell::Cell;
 
 thread_local! {
@@ -14,45 +15,12 @@ thread_local! {
     static REPLACEMENT: Cell<Option<Generate>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `Generate`.
+static STAND_IN: StandIn<Generate> = StandIn::new(115, &REPLACEMENT);
+
 /// The loop a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<Generate> {
-    REPLACEMENT.with(Cell::get)
-}
-
-/// Runs check `name` with `generate` in place of the solution's.
-fn run_with(generate: Generate, name: &str) -> Outcome {
-    REPLACEMENT.with(|r| r.set(Some(generate)));
-    let (outcome, _) = crate::tests::run(115, name, None);
-    REPLACEMENT.with(|r| r.set(None));
-    outcome
-}
-
-/// Asserts that check `name` fails with `generate`, its message the
-/// snapshot `snapshot`.
-#[track_caller]
-fn fails_with(generate: Generate, name: &str, snapshot: &str) {
-    let outcome = run_with(generate, name);
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = &outcome
-    else {
-        panic!("`{name}` did not fail: {outcome:#?}");
-    };
-    let _snapshots = crate::tests::snapshots(115).bind_to_scope();
-    insta::assert_snapshot!(
-        snapshot,
-        crate::tests::render(expected, actual, *site, detail.as_deref())
-    );
-}
-
-/// Asserts that check `name` passes with `generate`.
-#[track_caller]
-fn passes_with(generate: Generate, name: &str) {
-    let outcome = run_with(generate, name);
-    assert!(outcome.passed(), "`{name}`: {outcome:#?}");
+    STAND_IN.get()
 }
 
 #[test]
@@ -63,52 +31,52 @@ fn the_solution_passes_every_check() {
 #[test]
 fn the_slots_written_again_pass_every_check_too() {
     for check in super::CHECKS {
-        passes_with(given::<Two<RIGHT>>, check.name);
+        STAND_IN.passes(given::<Two<RIGHT>>, check.name);
     }
 }
 
 #[test]
 fn the_starter_s_pageable_copy_is_named_and_its_tokens_are_right() {
     let starter = given::<Pageable>;
-    fails_with(starter, "the_copies_do_not_wait", "pageable_copies");
-    fails_with(
+    STAND_IN.fails(starter, "the_copies_do_not_wait", "pageable_copies");
+    STAND_IN.fails(
         starter,
         "the_gpu_never_waits_for_the_cpu",
         "pageable_overlap",
     );
-    passes_with(starter, "tokens_match_the_reference");
-    passes_with(starter, "each_slot_is_read_after_its_event");
+    STAND_IN.passes(starter, "tokens_match_the_reference");
+    STAND_IN.passes(starter, "each_slot_is_read_after_its_event");
 }
 
 #[test]
 fn a_wait_on_the_newest_slot_is_named_with_the_gpu_s_idle_time() {
     let newest = given::<Two<NEWEST_WAIT>>;
-    fails_with(newest, "the_gpu_never_waits_for_the_cpu", "newest_wait");
-    passes_with(newest, "tokens_match_the_reference");
-    passes_with(newest, "each_slot_is_read_after_its_event");
-    passes_with(newest, "the_copies_do_not_wait");
+    STAND_IN.fails(newest, "the_gpu_never_waits_for_the_cpu", "newest_wait");
+    STAND_IN.passes(newest, "tokens_match_the_reference");
+    STAND_IN.passes(newest, "each_slot_is_read_after_its_event");
+    STAND_IN.passes(newest, "the_copies_do_not_wait");
 }
 
 #[test]
 fn an_event_recorded_at_read_is_named_by_where_it_was_recorded() {
     let late = given::<Two<RECORDED_AT_READ>>;
-    fails_with(late, "the_gpu_never_waits_for_the_cpu", "recorded_at_read");
-    passes_with(late, "tokens_match_the_reference");
+    STAND_IN.fails(late, "the_gpu_never_waits_for_the_cpu", "recorded_at_read");
+    STAND_IN.passes(late, "tokens_match_the_reference");
 }
 
 #[test]
 fn a_read_with_no_wait_before_it_names_the_slot_and_the_step() {
-    fails_with(
+    STAND_IN.fails(
         given::<Two<NO_WAIT>>,
         "each_slot_is_read_after_its_event",
         "no_wait",
     );
-    fails_with(
+    STAND_IN.fails(
         given::<Two<NO_WAIT>>,
         "tokens_match_the_reference",
         "no_wait_tokens",
     );
-    fails_with(
+    STAND_IN.fails(
         given::<Two<READ_THEN_WAIT>>,
         "each_slot_is_read_after_its_event",
         "read_then_wait",
@@ -117,12 +85,12 @@ fn a_read_with_no_wait_before_it_names_the_slot_and_the_step() {
 
 #[test]
 fn one_slot_and_an_event_before_the_copy_are_named() {
-    fails_with(
+    STAND_IN.fails(
         given::<Two<ONE_SLOT>>,
         "each_slot_is_read_after_its_event",
         "one_slot",
     );
-    fails_with(
+    STAND_IN.fails(
         given::<Two<EVENT_FIRST>>,
         "each_slot_is_read_after_its_event",
         "event_first",
@@ -131,7 +99,7 @@ fn one_slot_and_an_event_before_the_copy_are_named() {
 
 #[test]
 fn a_wait_for_an_event_never_recorded_is_named() {
-    fails_with(
+    STAND_IN.fails(
         given::<Two<NEVER_RECORDED>>,
         "each_slot_is_read_after_its_event",
         "never_recorded",
@@ -140,7 +108,7 @@ fn a_wait_for_an_event_never_recorded_is_named() {
 
 #[test]
 fn copies_on_a_stream_of_their_own_are_named() {
-    fails_with(
+    STAND_IN.fails(
         given::<Two<SIDE_STREAM>>,
         "each_slot_is_read_after_its_event",
         "side_stream",
@@ -149,7 +117,7 @@ fn copies_on_a_stream_of_their_own_are_named() {
 
 #[test]
 fn pinned_memory_allocated_each_step_is_named() {
-    fails_with(
+    STAND_IN.fails(
         given::<Two<ALLOC_EACH>>,
         "the_copies_do_not_wait",
         "alloc_each",
@@ -158,22 +126,22 @@ fn pinned_memory_allocated_each_step_is_named() {
 
 #[test]
 fn a_synchronize_or_a_poll_in_read_is_named() {
-    fails_with(
+    STAND_IN.fails(
         given::<Two<STREAM_SYNC>>,
         "the_copies_do_not_wait",
         "stream_sync",
     );
-    fails_with(
+    STAND_IN.fails(
         given::<Two<STREAM_SYNC>>,
         "the_gpu_never_waits_for_the_cpu",
         "stream_sync_overlap",
     );
-    fails_with(given::<Two<POLLS>>, "the_copies_do_not_wait", "polls");
+    STAND_IN.fails(given::<Two<POLLS>>, "the_copies_do_not_wait", "polls");
 }
 
 #[test]
 fn the_newest_slot_read_is_told_one_step_ahead() {
-    fails_with(
+    STAND_IN.fails(
         given::<Two<NEWEST_SLOT>>,
         "tokens_match_the_reference",
         "newest_slot",
