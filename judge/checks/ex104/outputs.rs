@@ -2,7 +2,7 @@
 
 use super::support::Bench;
 use super::workload::STEPS;
-use gpu::{Actor, RaceKind, RaceReport};
+use gpu::{Actor, OpKind, RaceKind, RaceReport, TraceEntry};
 use judge_harness::ordering::missed_order;
 use judge_harness::{Ctx, Failure};
 use sync_elimination::LogLine;
@@ -12,10 +12,15 @@ const RULE: &str = "a log line after steps K-1, 2K-1, …: the tokens generated 
 
 /// The first log line that differs, field by field and by how much, with
 /// the cause the difference points to when it points to one.
-fn log_difference(want: &[LogLine], got: &[LogLine]) -> String {
+/// `entries` is the run's trace, which tells why every line reads zero
+/// when they all do ([`all_zero`]).
+fn log_difference(want: &[LogLine], got: &[LogLine], entries: &[TraceEntry]) -> String {
     let Some(i) = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i)) else {
         return "the same log lines".into();
     };
+    if let Some(cause) = all_zero(want, got, copy_after_a_reset(entries)) {
+        return cause;
+    }
     let (Some(w), Some(g)) = (want.get(i), got.get(i)) else {
         return format!(
             "{} log lines where {} windows ended: one line at the last step of each window",
@@ -66,6 +71,47 @@ fn log_difference(want: &[LogLine], got: &[LogLine]) -> String {
         ));
     }
     format!("log line {i} (after step {}): {}", w.step, parts.join("; "))
+}
+
+/// Why every log line reads zero when the windows generated tokens. `None`
+/// unless every line is zero and some window generated tokens; then the
+/// cause the trace shows: a copy out queued right behind a `fill` on its
+/// stream (`reset_before`, the copy's entry), or counters that no copy
+/// filled.
+fn all_zero(
+    want: &[LogLine],
+    got: &[LogLine],
+    reset_before: Option<&TraceEntry>,
+) -> Option<String> {
+    let zero = |l: &LogLine| l.tokens == 0 && l.finished == 0;
+    if got.is_empty() || !got.iter().all(zero) || want.iter().all(zero) {
+        return None;
+    }
+    let lines = format!(
+        "all {} log lines read 0 tokens and 0 finished, though the windows generated {} tokens",
+        got.len(),
+        want.iter().map(|l| l.tokens).sum::<u32>()
+    );
+    Some(match reset_before {
+        Some(copy) => format!(
+            "{lines}: the copy to the CPU at {} is queued right after a `fill` on its stream, so the counters were reset before they were copied out; at a window's last step, queue the copy first, then the reset",
+            copy.site
+        ),
+        None => format!(
+            "{lines}: no copy filled the counters the CPU read; at a window's last step, copy the counters to pinned memory (`copy_to_pinned`), then reset them, and read them once that copy's event has completed"
+        ),
+    })
+}
+
+/// The first copy from the device to the host that its stream queued right
+/// after a `fill` kernel: a reset copied out instead of what it reset.
+fn copy_after_a_reset(entries: &[TraceEntry]) -> Option<&TraceEntry> {
+    entries.iter().enumerate().find_map(|(i, e)| {
+        let copy = e.op == OpKind::CopyDeviceToHost && e.stream.is_some();
+        let before = entries[..i].iter().rev().find(|p| p.stream == e.stream);
+        let reset = before.is_some_and(|p| p.op == OpKind::Launch && p.name.starts_with("fill"));
+        (copy && reset).then_some(e)
+    })
 }
 
 /// What the first race means here, from who touched the memory how.
@@ -120,7 +166,7 @@ pub(super) fn outputs_and_logs_match_the_reference(ctx: &Ctx) -> Result<(), Fail
     if report.logs != expected.logs {
         return Err(Failure::new(
             format!("the log lines {:?}", expected.logs),
-            log_difference(&expected.logs, &report.logs),
+            log_difference(&expected.logs, &report.logs, &bench.device.trace().entries),
         )
         .detail(format!("your log lines: {:?}\n{RULE}", report.logs)));
     }
@@ -131,4 +177,32 @@ pub(super) fn outputs_and_logs_match_the_reference(ctx: &Ctx) -> Result<(), Fail
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(step: usize, tokens: u32, finished: u32) -> LogLine {
+        LogLine {
+            step,
+            tokens,
+            finished,
+        }
+    }
+
+    #[test]
+    fn lines_that_all_read_zero_are_told_by_the_reset_or_the_missing_copy() {
+        let want = [line(7, 64, 2), line(15, 60, 5)];
+        let got = [line(7, 0, 0), line(15, 0, 0)];
+        let none = log_difference(&want, &got, &[]);
+        assert!(none.contains("no copy filled the counters"), "{none}");
+        assert!(none.contains("generated 124 tokens"), "{none}");
+        let one_zero = [line(7, 0, 0), line(15, 60, 5)];
+        let partly = log_difference(&want, &one_zero, &[]);
+        assert!(!partly.contains("all 2 log lines"), "{partly}");
+        let idle = [line(7, 0, 0), line(15, 0, 0)];
+        assert_eq!(all_zero(&idle, &got, None), None);
+        assert_eq!(all_zero(&want, &[], None), None);
+    }
 }

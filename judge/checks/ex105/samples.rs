@@ -4,6 +4,7 @@
 use super::workload::{
     COLD, HOST, Measured, PLAN, WORK, close, measured, measured_as, ms, timed_truth_ms, truth_ms,
 };
+use gpu::OpKind;
 use judge_harness::bridge::unless_it_panics;
 use judge_harness::{Ctx, Failure};
 use time_it::Plan;
@@ -104,6 +105,27 @@ pub(super) fn each_run_is_one_sample(ctx: &Ctx) -> Result<(), Failure> {
     Err(Failure::new(expected, actual).detail(format!("{}; {SECTION}", why(&measurement, i))))
 }
 
+/// Samples of about 0 ms, each under 1% of its run's GPU time, with no
+/// event recorded: a clock that does not see the virtual GPU's time (a
+/// host clock, which on a real GPU would have read the runs).
+fn host_clock_outside_the_model(measurement: &Measured, truth: &[f64]) -> Option<String> {
+    let samples = &measurement.timing.samples_ms;
+    let tiny = !samples.is_empty() && samples.iter().zip(truth).all(|(&s, &t)| s.abs() < t * 0.01);
+    let events = measurement
+        .trace()
+        .entries
+        .iter()
+        .any(|e| e.op == OpKind::EventRecord);
+    if !tiny || events {
+        return None;
+    }
+    let longest = samples.iter().copied().fold(0.0, f64::max);
+    let mean = truth.iter().sum::<f64>() / truth.len() as f64;
+    Some(format!(
+        "every sample is about 0 ms ({longest:.4} ms at most), though each run keeps the GPU busy for about {mean:.1} ms, and no event was recorded: the samples come from a clock that does not see the GPU's work. On the virtual GPU, GPU time passes only inside the `gpu` crate's calls, so a host clock such as `std::time::Instant` reads almost nothing around a run, even across a `synchronize`; time each run with a pair of events on its stream (`record_event`, then `elapsed_ms`), which read the device's own clock on any device"
+    ))
+}
+
 /// Why sample `i` is not its run's GPU time, as far as the numbers tell.
 fn why(measurement: &Measured, i: usize) -> String {
     let samples = &measurement.timing.samples_ms;
@@ -114,6 +136,9 @@ fn why(measurement: &Measured, i: usize) -> String {
             "the events were recorded on stream {other}, and the runs ran on stream {}: an event completes when its own stream reaches it, and stream {other} has no work to wait for, so each pair completes as soon as it is recorded and measures the CPU's time between the two records (the submission, {sample:.3} ms), nothing of the run; record the events on the stream the work runs on, the one `measure` is given",
             measurement.stream
         );
+    }
+    if let Some(why) = host_clock_outside_the_model(measurement, &truth) {
+        return why;
     }
     if let Some(cpu) = cpu_ms(measurement, PLAN.warmup + i)
         && (sample - cpu).abs() <= cpu * 0.25

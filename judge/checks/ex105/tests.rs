@@ -169,3 +169,46 @@ fn a_median_that_is_not_the_middle_sample_fails_with_its_rank() {
         "{text}"
     );
 }
+
+/// A host clock between two synchronizes: right on a real GPU, where the
+/// CPU waits the GPU's time; about 0 ms a run on the virtual GPU, whose
+/// time passes only inside the `gpu` crate's calls.
+fn host_clock_between_synchronizes(
+    stream: &Stream,
+    plan: Plan,
+    work: Matmul,
+    run: &mut dyn FnMut(&Stream) -> gpu::Result<()>,
+) -> gpu::Result<Timing> {
+    for _ in 0..plan.warmup {
+        run(stream)?;
+    }
+    let mut samples_ms = Vec::new();
+    for _ in 0..plan.reps {
+        stream.synchronize()?;
+        let started = std::time::Instant::now();
+        run(stream)?;
+        stream.synchronize()?;
+        samples_ms.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    let median_ms = judge_harness::median(&samples_ms);
+    let flops = 2.0 * (work.m * work.n * work.k) as f64;
+    Ok(Timing {
+        samples_ms,
+        median_ms,
+        flops_per_s: flops / (median_ms / 1e3),
+    })
+}
+
+#[test]
+fn a_host_clock_on_the_virtual_gpu_is_told_it_cannot_see_the_gpu() {
+    REPLACEMENT.with(|r| r.set(Some(host_clock_between_synchronizes)));
+    let (outcome, _) = crate::tests::run(105, "each_run_is_one_sample", None);
+    REPLACEMENT.with(|r| r.set(None));
+    let text = format!("{outcome:?}");
+    assert!(!outcome.passed(), "{text}");
+    assert!(
+        text.contains("the samples come from a clock that does not see the GPU's work"),
+        "{text}"
+    );
+    assert!(text.contains("and no event was recorded"), "{text}");
+}
