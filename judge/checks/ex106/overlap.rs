@@ -101,7 +101,8 @@ pub(super) fn copies_overlap_the_steps(ctx: &Ctx) -> Result<(), Failure> {
     }
     let (copies, steps) = spans.totals();
     let serial = copies + steps;
-    let why = turns(&bench, &spans, took >= serial * 0.9);
+    let run = between(&trace, before, after);
+    let why = turns(&bench, &spans, &run, took >= serial * 0.9);
     Err(Failure::new(
         format!(
             "{BATCHES} batches in at most 10% more than max(the first copy + every step, every copy + the last step) = {limit:.2} ms (the copies took {copies:.2} ms and the steps {steps:.2} ms of GPU time in this run)"
@@ -117,8 +118,9 @@ pub(super) fn copies_overlap_the_steps(ctx: &Ctx) -> Result<(), Failure> {
 }
 
 /// Why the copies and the steps take turns, from the order the run queued
-/// them in (`serial`: they hardly overlap at all).
-fn turns(bench: &Bench, spans: &Spans<'_>, serial: bool) -> String {
+/// them in and the calls between them (`run`; `serial`: they hardly overlap
+/// at all).
+fn turns(bench: &Bench, spans: &Spans<'_>, run: &[&TraceEntry], serial: bool) -> String {
     let copies: Vec<&TraceEntry> = spans
         .copies
         .iter()
@@ -131,6 +133,13 @@ fn turns(bench: &Bench, spans: &Spans<'_>, serial: bool) -> String {
         return "the batches are copied on the compute stream, in line with the steps: copy them on the copy stream".into();
     }
     let late = (1..copies.len().min(steps.len() + 1)).find(|&i| copies[i].seq > steps[i - 1].seq);
+    if late.is_none() {
+        let why = cpu_wait_between_steps(run, &steps)
+            .or_else(|| step_waits_for_a_later_copy(run, spans, compute));
+        if let Some(why) = why {
+            return why;
+        }
+    }
     match (late, serial) {
         (Some(i), _) => format!(
             "batch {i}'s copy (at {}) is queued after step {} (at {}), so it cannot run during that step: queue the next batch's copy before this batch's step",
@@ -141,4 +150,69 @@ fn turns(bench: &Bench, spans: &Spans<'_>, serial: bool) -> String {
         (None, true) => "the copies and the steps take turns: something orders each copy after the step before it, on the GPU or on the CPU".into(),
         (None, false) => "the copies overlap the steps only in part: something still orders a copy after a step, or the CPU falls behind".into(),
     }
+}
+
+/// A call that made the CPU wait between the run's first step and its last:
+/// the GPU runs out of queued work while the CPU waits.
+fn cpu_wait_between_steps(run: &[&TraceEntry], steps: &[&TraceEntry]) -> Option<String> {
+    let (first, last) = (steps.first()?, steps.last()?);
+    let wait = run
+        .iter()
+        .find(|e| e.seq > first.seq && e.seq < last.seq && e.blocking.is_some())?;
+    let after = steps.iter().filter(|s| s.seq < wait.seq).count() - 1;
+    Some(format!(
+        "the CPU waited for the GPU at {} (`{}`) after queuing step {after}: until that wait returns, the CPU queues nothing, so the copy engine and the SMs run out of work in turn; order the streams with events (`wait_event`), which wait on the GPU, and keep the CPU queuing ahead",
+        wait.site, wait.name
+    ))
+}
+
+/// Steps that started on the GPU only once the next batch's copy had
+/// arrived, though their own batch had arrived before and the SMs were
+/// idle: what a step does that waits for an event recorded after the next
+/// batch's copy was queued. Told when most steps show it, with the wait on
+/// the compute stream before the first of them.
+fn step_waits_for_a_later_copy(
+    run: &[&TraceEntry],
+    spans: &Spans<'_>,
+    compute: gpu::StreamId,
+) -> Option<String> {
+    let span = |e: &TraceEntry| e.gpu.map(|g| (g.start_ns, g.end_ns));
+    let waited: Vec<usize> = (0..spans.steps.len())
+        .filter(|&j| {
+            let (Some(own), Some(next), Some(step)) = (
+                spans.copies.get(j).and_then(|c| span(c.0)),
+                spans.copies.get(j + 1).and_then(|c| span(c.0)),
+                span(spans.steps[j].0),
+            ) else {
+                return false;
+            };
+            let idle_from = match j {
+                0 => own.1,
+                _ => spans.steps[j - 1]
+                    .0
+                    .gpu
+                    .map_or(u64::MAX, |g| g.end_ns)
+                    .max(own.1),
+            };
+            idle_from < next.1 && step.0 >= next.1
+        })
+        .collect();
+    let pairs = spans.steps.len().min(spans.copies.len().saturating_sub(1));
+    let &j = waited.first()?;
+    if waited.len() * 2 < pairs {
+        return None;
+    }
+    let step = spans.steps[j].0;
+    let wait = run
+        .iter()
+        .filter(|e| {
+            e.seq < step.seq && e.op == OpKind::StreamWaitEvent && e.stream == Some(compute)
+        })
+        .last()?;
+    Some(format!(
+        "{} of {pairs} steps started on the GPU only once the next batch's copy had arrived, though their own batch was there and the SMs were idle (step {j}, which waits at {}, started when batch {}'s copy ended): the event each step waits for completes only after the next batch's copy, so it was recorded after that copy was queued; record each batch's event right after its own copy, and make its step wait for that one",
+        waited.len(),
+        wait.site,
+        j + 1
+    ))
 }
