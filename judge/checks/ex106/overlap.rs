@@ -203,12 +203,9 @@ fn step_waits_for_a_later_copy(
         return None;
     }
     let step = spans.steps[j].0;
-    let wait = run
-        .iter()
-        .filter(|e| {
-            e.seq < step.seq && e.op == OpKind::StreamWaitEvent && e.stream == Some(compute)
-        })
-        .last()?;
+    let wait = run.iter().rfind(|e| {
+        e.seq < step.seq && e.op == OpKind::StreamWaitEvent && e.stream == Some(compute)
+    })?;
     Some(format!(
         "{} of {pairs} steps started on the GPU only once the next batch's copy had arrived, though their own batch was there and the SMs were idle (step {j}, which waits at {}, started when batch {}'s copy ended): the event each step waits for completes only after the next batch's copy, so it was recorded after that copy was queued; record each batch's event right after its own copy, and make its step wait for that one",
         waited.len(),
