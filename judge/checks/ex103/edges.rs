@@ -4,6 +4,7 @@
 
 use super::support::{batch, eager, runner};
 use graph_buffers::{Error, MAX_ROWS, Model, Runner, WIDTH};
+use judge_harness::bridge::unless_it_panics;
 use judge_harness::{Ctx, Failure};
 
 /// Where the rules are.
@@ -18,15 +19,15 @@ pub(super) fn decode_takes_any_list_of_batches(ctx: &Ctx) -> Result<(), Failure>
     let stream = device.new_stream()?;
     let model = Model::new();
     let mut runner = runner(&stream, &model)?;
-    runner.decode(&[], &[]).map_err(|e| {
-        Failure::new(
-            "`decode` of no batch at all to succeed: zero steps",
-            e.to_string(),
-        )
-        .detail(format!(
-            "an empty list of batches is zero steps: nothing to queue, and `Ok(())`; {SECTION}"
-        ))
-    })?;
+    let asked = "`decode` of no batch at all to succeed: zero steps";
+    let rule = "an empty list of batches is zero steps: nothing to queue, and `Ok(())`";
+    unless_it_panics(|| runner.decode(&[], &[]))
+        .map_err(|panic| {
+            Failure::new(asked, format!("it panicked: {panic}")).detail(format!(
+                "{rule}; there is no first batch to take a bucket or a row count from, so look at each batch only inside the loop over them; {SECTION}"
+            ))
+        })?
+        .map_err(|e| Failure::new(asked, e.to_string()).detail(format!("{rule}; {SECTION}")))?;
     mixed(&stream, &model, &mut runner)?;
     for rows in [0, MAX_ROWS + 1] {
         refused(&stream, &mut runner, rows)?;

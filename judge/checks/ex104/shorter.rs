@@ -6,6 +6,7 @@
 
 use super::support::Bench;
 use super::workload::{LOG_EVERY, STEP_TIME, expected};
+use judge_harness::bridge::unless_it_panics;
 use judge_harness::{Ctx, Failure};
 use std::time::Duration;
 
@@ -20,7 +21,15 @@ const IDLE: Duration = Duration::from_millis(20);
 
 pub(super) fn shorter_runs_are_reported_as_they_ran(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
-    let none = bench.run(0, |_| Ok(()))?;
+    let none = unless_it_panics(|| bench.run(0, |_| Ok(()))).map_err(|panic| {
+        Failure::new(
+            "`finish` right after `Server::new`: an output per request, each empty, no log line, no step time",
+            format!("`finish` panicked: {panic}"),
+        )
+        .detail(format!(
+            "a run may have no step (a server asked to stop before its first batch): then there is no step event to wait for and no history row to read, and `finish` reports what ran, nothing; wait for the stream, or for a step event only if one was recorded; {SECTION}"
+        ))
+    })??;
     let empty = none.outputs.iter().all(Vec::is_empty)
         && none.outputs.len() == bench.workload.config().batch;
     if !empty || !none.logs.is_empty() || !none.step_ms.is_empty() {
