@@ -19,7 +19,12 @@ pub(super) fn allocates_nothing(run: &Run) -> Result<(), Failure> {
         return Ok(());
     };
     let times = steps_with(run, |c| c.site == e.site && c.op == e.op);
-    let why = cause(e).unwrap_or_default();
+    let mut why = cause(e).unwrap_or_default().to_string();
+    let step = run.steps.iter().find(|s| s.iter().any(|c| c.seq == e.seq));
+    let freed = step.is_some_and(|s| s.iter().any(|c| c.op == OpKind::Free && c.seq > e.seq));
+    if !freed {
+        why = why.replace(" (and freed at its end)", " (and kept past it)");
+    }
     let actual = format!(
         "{} allocates {} bytes, in {times} of {STEPS} steps: {why}",
         describe(e),

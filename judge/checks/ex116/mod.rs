@@ -7,12 +7,15 @@
 //! checker's reports, and they read each step's trace: no call that can
 //! make the CPU wait, each one found named by its kind and its line; no
 //! allocation; every step returned within half the spin (the CPU ran
-//! ahead of the GPU); and one step time per step, each that step's GPU
-//! time.
+//! ahead of the GPU); one step time per step, each that step's GPU
+//! time, from events around all of the step's work. A second run stops
+//! after 8 of its 16 `max_steps`, and a third after none: their reports
+//! hold the steps that ran.
 
 mod ahead;
 mod allocs;
 mod report;
+mod short;
 mod support;
 #[cfg(test)]
 mod tests;
@@ -53,6 +56,20 @@ pub(crate) const CHECKS: &[Check] = &[
         times::step_times_are_the_gpu_s,
         "one step time per step, each the GPU time of that step, read after the run",
         "hidden-syncs.md#timing-gpu-work",
+        10,
+        requires = [the_step_only_queues_work],
+    ),
+    check!(
+        times::the_events_enclose_each_step,
+        "each step's events lie around all of its work on the stream: the copy in, the decoder and the flags",
+        "hidden-syncs.md#timing-gpu-work",
+        5,
+        requires = [the_step_only_queues_work],
+    ),
+    check!(
+        short::a_run_may_stop_before_max_steps,
+        "after fewer steps than `max_steps` (8 of 16, and none), the report holds the steps that ran",
+        "hidden-syncs.md#data-dependent-shapes-and-control-flow",
         10,
         requires = [the_step_only_queues_work],
     ),

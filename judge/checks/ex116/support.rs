@@ -67,6 +67,38 @@ pub(super) struct Workload {
     pub(super) outputs: Vec<Vec<i32>>,
     /// Requests that predicted `eos` at some step.
     pub(super) finished: usize,
+    /// Each step's predictions, one per request.
+    pub(super) predicted: Vec<Vec<i32>>,
+}
+
+impl Workload {
+    /// The reference of a run of the first `steps` steps only: each
+    /// request's predictions of those steps up to its first `eos`, and how
+    /// many predicted it in them.
+    pub(super) fn first(&self, steps: usize) -> Workload {
+        let predicted = self.predicted[..steps].to_vec();
+        let outputs = (0..BATCH)
+            .map(|r| {
+                let mut out = Vec::new();
+                for p in &predicted {
+                    out.push(p[r]);
+                    if p[r] == self.eos {
+                        break;
+                    }
+                }
+                out
+            })
+            .collect();
+        Workload {
+            inputs: self.inputs[..steps].to_vec(),
+            eos: self.eos,
+            outputs,
+            finished: (0..BATCH)
+                .filter(|&r| predicted.iter().any(|p| p[r] == self.eos))
+                .count(),
+            predicted,
+        }
+    }
 }
 
 /// The inputs drawn from `seed`, and an `eos` that the most requests
@@ -109,6 +141,7 @@ fn workload(decoder: &Decoder, seed: u64) -> Workload {
         inputs,
         eos,
         outputs,
+        predicted,
     }
 }
 
@@ -136,6 +169,13 @@ pub(super) struct Run {
 /// workload, makes the learner's decoding, queues [`GATE`] on its stream,
 /// runs [`STEPS`] steps with each one's trace marked, then calls `finish`.
 pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
+    run_steps(ctx, STEPS)
+}
+
+/// [`run`], but `finish` is called after the first `steps` steps of the
+/// workload (`max_steps` is still [`STEPS`]); the run's workload is the
+/// reference of those steps.
+pub(super) fn run_steps(ctx: &Ctx, steps: usize) -> Result<Run, Failure> {
     let device = ctx.device()?;
     let stream = device.new_stream()?;
     let config = DecoderConfig {
@@ -145,7 +185,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
         step_time: GPU_STEP,
     };
     let decoder = Decoder::new(&stream, config)?;
-    let workload = workload(&decoder, ctx.seed_for(116));
+    let workload = workload(&decoder, ctx.seed_for(116)).first(steps);
     // A real GPU may load a kernel at its first launch: not in the run.
     let warm = stream.alloc_zeros::<i32>(2)?;
     stream.decode_step(&decoder, warm.slice(0..1), warm.slice(1..2))?;

@@ -1,10 +1,13 @@
 //! The step times: one per step, each the GPU time of that step, which
 //! only events can give once the CPU runs ahead. A wrong set of times is
 //! named by its shape: the CPU's time to queue, the spin ahead counted in,
-//! or a running total.
+//! or a running total. And the events they come from enclose each step's
+//! work: an event before its first work on the stream and one after its
+//! last, read from the trace (a few microseconds of flags left out is
+//! inside any tolerance on the times, not in the order of the calls).
 
-use super::support::{GATE, GPU_STEP, Run, STEPS, run};
-use gpu::OpKind;
+use super::support::{GATE, GPU_STEP, Run, STEPS, describe, run};
+use gpu::{OpKind, TraceEntry};
 use judge_harness::{Ctx, Failure};
 
 /// What the check expects, in words.
@@ -98,4 +101,79 @@ pub(super) fn times_right(run: &Run) -> Result<(), Failure> {
         )
     };
     Err(Failure::new(EXPECTED, actual))
+}
+
+/// What [`the_events_enclose_each_step`] expects, in words.
+const ENCLOSED: &str = "in every step, an event recorded on the stream before the step's first work and one after its last (the copy in, `decode_step` and `flag_eq`), so that the step's time covers all of it";
+
+/// GPU work queued on a stream: what a step's time must cover.
+fn is_work(e: &TraceEntry) -> bool {
+    e.stream.is_some()
+        && matches!(
+            e.op,
+            OpKind::Launch
+                | OpKind::CopyHostToDevice
+                | OpKind::CopyDeviceToDevice
+                | OpKind::CopyDeviceToHost
+                | OpKind::Memset
+        )
+}
+
+pub(super) fn the_events_enclose_each_step(ctx: &Ctx) -> Result<(), Failure> {
+    events_enclose(&run(ctx)?)
+}
+
+/// The check on one run's trace: the events a step's time can come from
+/// lie around all of its work on the stream. A step's start may be the
+/// previous step's end event, when nothing was queued after it.
+pub(super) fn events_enclose(run: &Run) -> Result<(), Failure> {
+    let record_on = |e: &TraceEntry, stream| e.op == OpKind::EventRecord && e.stream == stream;
+    for (t, step) in run.steps.iter().enumerate() {
+        let work: Vec<&TraceEntry> = step.iter().filter(|e| is_work(e)).collect();
+        let (Some(first), Some(last)) = (work.first(), work.last()) else {
+            continue;
+        };
+        let records: Vec<&TraceEntry> = step.iter().filter(|e| record_on(e, last.stream)).collect();
+        if !records.iter().any(|r| r.seq > last.seq) {
+            let before = records.iter().rev().find(|r| r.seq < last.seq);
+            let after = work.iter().filter(|w| before.is_none_or(|r| w.seq > r.seq));
+            let left_out: Vec<String> = after.map(|w| format!("`{}`", w.name)).collect();
+            let actual = match before {
+                Some(end) => format!(
+                    "in step {t}, {} was queued after the step's last event, recorded at {}: the step's time ends before {}, which no step's time then measures. Record the step's end event after its last work on the stream (after `flag_eq`)",
+                    describe(last),
+                    end.site,
+                    left_out.join(", ")
+                ),
+                None => format!(
+                    "in step {t}, no event was recorded on the stream after {}, the step's last work: a step's time runs between an event recorded before its first work and one after its last",
+                    describe(last)
+                ),
+            };
+            return Err(Failure::new(ENCLOSED, actual).at(last.site));
+        }
+        let ended_before = t
+            .checked_sub(1)
+            .and_then(|p| {
+                run.steps[p]
+                    .iter()
+                    .rfind(|e| is_work(e) || e.op == OpKind::EventRecord)
+            })
+            .is_some_and(|e| record_on(e, first.stream));
+        if !ended_before
+            && !step
+                .iter()
+                .any(|e| record_on(e, first.stream) && e.seq < first.seq)
+        {
+            return Err(Failure::new(
+                ENCLOSED,
+                format!(
+                    "in step {t}, {} was queued before the step's first event: the step's time begins after it, so it is measured by no step. Record the step's start event before its first work on the stream (before the copy in)",
+                    describe(first)
+                ),
+            )
+            .at(first.site));
+        }
+    }
+    Ok(())
 }

@@ -50,6 +50,18 @@ enum Mistake {
     NotCut,
     /// Every step decoded into row 0 of the history.
     OneRow,
+    /// Step t decoded at element t of the history, not row t.
+    OffsetByStep,
+    /// The end event recorded before `flag_eq`: the flags are in no step.
+    EndBeforeFlags,
+    /// `finish` reads and cuts `max_steps` rows of the history.
+    ReadsMaxSteps,
+    /// The done flags cleared with a `fill` at the start of each step.
+    ClearsFlags,
+    /// `flag_eq` on the step's input tokens, not its predictions.
+    FlagsInput,
+    /// The copy from the step's pinned buffer queued before its write.
+    WritesAfterCopy,
 }
 
 /// The solution's decoding, with one mistake.
@@ -132,6 +144,10 @@ impl<'d> Wrong<'d> {
         } else {
             t
         };
+        if self.makes(Mistake::WritesAfterCopy) {
+            s.copy_from_pinned(&self.pinned[slot], &self.input)?;
+            return self.pinned[slot].write(tokens);
+        }
         self.pinned[slot].write(tokens)?;
         s.copy_from_pinned(&self.pinned[slot], &self.input)
     }
@@ -154,12 +170,17 @@ impl Stepper for Wrong<'_> {
                 self.marks.len() - 1
             }
         };
+        if self.makes(Mistake::ClearsFlags) {
+            s.fill(&self.done, 0)?;
+        }
         self.send(t, tokens)?;
         let row = if self.makes(Mistake::OneRow) { 0 } else { t };
         let fresh;
         let predicted = if self.makes(Mistake::FreshOutputEachStep) {
             fresh = s.alloc_zeros::<i32>(batch)?;
             fresh.slice(0..batch)
+        } else if self.makes(Mistake::OffsetByStep) {
+            self.history.slice(t..t + batch)
         } else {
             self.history.slice(row * batch..(row + 1) * batch)
         };
@@ -177,7 +198,12 @@ impl Stepper for Wrong<'_> {
                 self.marks.push(s.record_event()?);
                 start = self.marks.len() - 1;
             }
-            if !self.makes(Mistake::NoFlags) {
+            if self.makes(Mistake::EndBeforeFlags) {
+                self.marks.push(s.record_event()?);
+            }
+            if self.makes(Mistake::FlagsInput) {
+                s.flag_eq(&self.input, self.config.eos, &self.done)?;
+            } else if !self.makes(Mistake::NoFlags) {
                 s.flag_eq(predicted, self.config.eos, &self.done)?;
             }
         }
@@ -188,7 +214,9 @@ impl Stepper for Wrong<'_> {
             let rows = s.to_vec(predicted)?;
             self.host_history.extend(rows);
         }
-        self.marks.push(s.record_event()?);
+        if !self.makes(Mistake::EndBeforeFlags) {
+            self.marks.push(s.record_event()?);
+        }
         let end = self.marks.len() - 1;
         if self.makes(Mistake::ElapsedInStep) {
             let ms = self.marks[start].elapsed_ms(&self.marks[end])?;
@@ -209,7 +237,10 @@ impl Stepper for Wrong<'_> {
     }
 
     fn finish(self: Box<Self>) -> Result<Report> {
-        let (s, steps) = (&self.stream, self.pairs.len());
+        let (s, mut steps) = (&self.stream, self.pairs.len());
+        if self.makes(Mistake::ReadsMaxSteps) {
+            steps = self.config.max_steps;
+        }
         let (batch, eos) = (self.config.batch, self.config.eos);
         let history = if self.makes(Mistake::ReadsPredictions) {
             self.host_history.clone()
@@ -277,4 +308,10 @@ news! {
     no_flags => NoFlags,
     not_cut => NotCut,
     one_row => OneRow,
+    offset_by_step => OffsetByStep,
+    end_before_flags => EndBeforeFlags,
+    reads_max_steps => ReadsMaxSteps,
+    clears_flags => ClearsFlags,
+    flags_input => FlagsInput,
+    writes_after_copy => WritesAfterCopy,
 }

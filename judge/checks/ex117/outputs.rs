@@ -47,7 +47,7 @@ fn compare(results: &[Vec<f32>], count: usize) -> Result<(), Failure> {
     let why = if got.len() != want.len() {
         format!("it has {} elements, not {}", got.len(), want.len())
     } else if got.iter().all(|&x| x == 0.0) {
-        "all zeros: the copy-out or the CPU's read ran before the result was there (nothing ordered the copy-out after the layer, or the CPU waited for another stream than the one that copies out)".to_string()
+        "all zeros: the copy-out or the CPU's read ran before the result was there (nothing ordered the copy-out after the layer, or the CPU read the outputs before the copy-out stream was done: with no wait after the loop, or after waiting for another stream)".to_string()
     } else if let Some(o) = whose {
         format!(
             "that is chunk {o}'s result: a buffer shared by chunks {k} and {o} was refilled before the stage that read it was done (a missing or wrong `wait_event` before the refill)"

@@ -2,8 +2,8 @@
 //! the buffer it hit (an input buffer, a result buffer, an output in pinned
 //! memory), the chunk whose access raced, and the order that was missing.
 
-use super::workload::{Bench, CHUNKS};
-use gpu::{Actor, RaceKind, RaceReport};
+use super::workload::{Bench, CHUNKS, LAYER_KERNEL};
+use gpu::{Actor, OpKind, RaceKind, RaceReport, StreamId, TraceEntry};
 use judge_harness::ordering::missed_order;
 use judge_harness::{Ctx, Failure};
 
@@ -17,9 +17,11 @@ pub(super) fn no_race_between_the_stages(ctx: &Ctx) -> Result<(), Failure> {
     let Some(race) = races.first() else {
         return Ok(());
     };
-    let missed = missed_order(&bench.device.trace().entries, race);
+    let entries = &bench.device.trace().entries;
+    let missed = missed_order(entries, race);
     let chunk = first_racing_chunk(ctx)?;
-    let what = explain(race, &bench, chunk, missed.as_deref());
+    let tried = tried_wait(entries, race, &bench, chunk, missed.as_deref());
+    let what = explain(race, &bench, chunk, missed.as_deref(), tried.as_deref());
     Err(Failure::new(
         "no race between the copy-in, compute and copy-out streams, or with the CPU",
         format!("{} race(s); the first: {what}", races.len()),
@@ -46,7 +48,95 @@ fn first_racing_chunk(ctx: &Ctx) -> Result<Option<usize>, Failure> {
 /// shows) is said only when the race is not one of the pipeline's four
 /// orders: there, the later stream's legitimate wait for the other stage
 /// reads as a misplaced one.
-fn explain(race: &RaceReport, bench: &Bench, chunk: Option<usize>, missed: Option<&str>) -> String {
+/// What the trace shows of the ordering that was tried, for a race of one
+/// of the pipeline's four orders at chunk `k`: more waits queued on the
+/// later stream just before chunk k's racing access than the pipeline's
+/// other orders need there (the compute stream also waits for its copy-in,
+/// and from chunk 2 on for a copy-out), so one of them waited for the wrong
+/// event (the trace does not name it); or no wait there, but one on the
+/// earlier stream for an event of its own (`missed_order`'s wait on the
+/// wrong stream).
+fn tried_wait(
+    entries: &[TraceEntry],
+    race: &RaceReport,
+    bench: &Bench,
+    k: Option<usize>,
+    missed: Option<&str>,
+) -> Option<String> {
+    let (Actor::Stream(first), Actor::Stream(then)) = (race.previous.actor, race.current.actor)
+    else {
+        return None;
+    };
+    let k = k?;
+    let (copy_in, compute) = (bench.copy_in.id(), bench.compute.id());
+    let access = |e: &TraceEntry| {
+        e.stream == Some(then)
+            && e.site == race.current.site
+            && (e.op != OpKind::Launch || e.name == LAYER_KERNEL)
+            && e.op != OpKind::StreamWaitEvent
+            && e.op != OpKind::EventRecord
+    };
+    let later_at = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| access(e))
+        .nth(k)?
+        .0;
+    // The waits and records queued on the later stream since its work
+    // before (the layer's spin, queued by the same call, aside).
+    let mut waits: Vec<u32> = Vec::new();
+    let mut started = false;
+    for e in entries[..later_at].iter().rev() {
+        if e.stream != Some(then) || (!started && e.site == race.current.site) {
+            continue;
+        }
+        started = true;
+        match e.op {
+            OpKind::StreamWaitEvent => waits.push(e.site.line),
+            OpKind::EventRecord => {}
+            _ => break,
+        }
+    }
+    let others = match (then == compute, first == copy_in) {
+        (true, true) => usize::from(k >= 2),
+        (true, false) => 1,
+        _ => 0,
+    };
+    if waits.is_empty() {
+        return missed
+            .filter(|why| why.starts_with("the wait between the two is on the wrong stream"))
+            .map(str::to_string);
+    }
+    if waits.len() <= others {
+        return None;
+    }
+    let name = |id: StreamId| {
+        [
+            (&bench.copy_in, "copy_in"),
+            (&bench.compute, "compute"),
+            (&bench.copy_out, "copy_out"),
+        ]
+        .into_iter()
+        .find(|(s, _)| s.id() == id)
+        .map_or_else(|| format!("stream {id}"), |(_, n)| format!("`{n}`"))
+    };
+    let lines: Vec<String> = waits.iter().rev().map(|l| format!("line {l}")).collect();
+    Some(format!(
+        "{} did wait just before it (at {}), but for no event recorded on {} after that {}: an event marks only the work queued on its own stream before it",
+        name(then),
+        lines.join(" and "),
+        name(first),
+        if race.previous.write { "write" } else { "read" },
+    ))
+}
+
+fn explain(
+    race: &RaceReport,
+    bench: &Bench,
+    chunk: Option<usize>,
+    missed: Option<&str>,
+    tried: Option<&str>,
+) -> String {
     let [copy_in, compute, copy_out] =
         [&bench.copy_in, &bench.compute, &bench.copy_out].map(|s| Actor::Stream(s.id()));
     let k = chunk.map_or("a chunk".to_string(), |k| format!("chunk {k}"));
@@ -64,19 +154,35 @@ fn explain(race: &RaceReport, bench: &Bench, chunk: Option<usize>, missed: Optio
         ),
         RaceKind::Unordered if cur.actor == copy_in && prev.actor == compute => format!(
             "an input buffer was refilled by {k}'s copy-in while the layer of the chunk that used it before still read it: {}",
-            "before the copy-in writes input buffer `k % 2`, `copy_in` must `wait_event` for the event recorded on `compute` after chunk k − 2's layer"
+            with_tried(
+                tried,
+                "before the copy-in writes input buffer `k % 2`, `copy_in` must `wait_event` for the event recorded on `compute` after chunk k − 2's layer",
+                "the copy-in's own event completes before that layer even starts"
+            )
         ),
         RaceKind::Unordered if cur.actor == compute && prev.actor == copy_out => format!(
             "a result buffer was overwritten by {k}'s layer while the copy-out of the chunk that used it before still read it: {}",
-            "before the layer writes result buffer `k % 2`, `compute` must `wait_event` for the event recorded on `copy_out` after chunk k − 2's copy-out"
+            with_tried(
+                tried,
+                "before the layer writes result buffer `k % 2`, `compute` must `wait_event` for the event recorded on `copy_out` after chunk k − 2's copy-out",
+                "an event recorded on `compute` marks only the layers"
+            )
         ),
         RaceKind::Unordered if cur.actor == compute && prev.actor == copy_in => format!(
             "{k}'s layer read its input buffer with nothing ordering it after the copy-in that wrote it: {}",
-            "record an event on `copy_in` after the chunk's copy-in and make `compute` `wait_event` for it before the layer"
+            with_tried(
+                tried,
+                "record an event on `copy_in` after the chunk's copy-in and make `compute` `wait_event` for it before the layer",
+                "`wait_event` makes the stream it is called on wait"
+            )
         ),
         RaceKind::Unordered if cur.actor == copy_out && prev.actor == compute => format!(
             "{k}'s copy-out read its result buffer with nothing ordering it after the layer that wrote it: {}",
-            "record an event on `compute` after the chunk's layer and make `copy_out` `wait_event` for it before the copy-out"
+            with_tried(
+                tried,
+                "record an event on `compute` after the chunk's layer and make `copy_out` `wait_event` for it before the copy-out",
+                "the copy-in's event completes before the layer has run"
+            )
         ),
         RaceKind::Unordered => format!(
             "{} at {} and {} at {} touch the same memory in no known order: each stage belongs on its own stream (copy-ins on `copy_in`, the layer on `compute`, copy-outs on `copy_out`), ordered by events{}",
@@ -86,5 +192,14 @@ fn explain(race: &RaceReport, bench: &Bench, chunk: Option<usize>, missed: Optio
             cur.site,
             missed.map_or(String::new(), |why| format!("; {why}"))
         ),
+    }
+}
+
+/// The advice, after what the trace shows was tried, if anything, with
+/// `aside` on why that did not order the two.
+fn with_tried(tried: Option<&str>, advice: &str, aside: &str) -> String {
+    match tried {
+        Some(tried) => format!("{tried}; {advice} ({aside})"),
+        None => advice.to_string(),
     }
 }

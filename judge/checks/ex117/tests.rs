@@ -98,6 +98,24 @@ fn a_missing_event_between_stages_is_named() {
 }
 
 #[test]
+fn a_wait_for_the_wrong_event_or_on_the_wrong_stream_is_named() {
+    for (new, snapshot) in [
+        (
+            waits_on_the_copy_in_stream as Run,
+            "waits_on_the_copy_in_stream",
+        ),
+        (
+            copy_out_waits_for_the_copy_in,
+            "copy_out_waits_for_the_copy_in",
+        ),
+        (input_freed_by_the_copy_in, "input_freed_by_the_copy_in"),
+        (result_freed_by_the_layer, "result_freed_by_the_layer"),
+    ] {
+        fails_with(new, "no_race_between_the_stages", snapshot);
+    }
+}
+
+#[test]
 fn the_final_wait_for_the_wrong_stream_is_a_race_with_the_cpu() {
     fails_with(
         waits_for_the_wrong_stream,

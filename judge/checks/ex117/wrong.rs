@@ -26,6 +26,14 @@ enum Mistake {
     WaitsForTheWrongStream,
     /// The buffers are sized by `chunks[0]`, which a run of no chunk lacks.
     SizedByTheFirstChunk,
+    /// The layer's wait for the copy-in's event queued on the copy-in stream.
+    WaitsOnTheCopyInStream,
+    /// The copy-out waits for the copy-in's event, not the layer's.
+    CopyOutWaitsForTheCopyIn,
+    /// The input slot's last use marked by the copy-in's own event.
+    InputFreedByTheCopyIn,
+    /// The result slot's last use marked by an event on the compute stream.
+    ResultFreedByTheLayer,
 }
 
 /// The solution's loop, with `mistake`.
@@ -74,6 +82,8 @@ fn with(
         let arrived = copy_in.record_event()?;
         if mistake == SynchronizesInTheLoop {
             copy_in.synchronize()?;
+        } else if mistake == WaitsOnTheCopyInStream {
+            copy_in.wait_event(&arrived)?;
         } else if mistake != NoCopyInEvent {
             compute.wait_event(&arrived)?;
         }
@@ -82,7 +92,9 @@ fn with(
         }
         layer.forward(compute, &inputs[slot], &results[slot])?;
         let computed = compute.record_event()?;
-        if mistake != NoLayerEvent {
+        if mistake == CopyOutWaitsForTheCopyIn {
+            copy_out.wait_event(&arrived)?;
+        } else if mistake != NoLayerEvent {
             copy_out.wait_event(&computed)?;
         }
         copy_out.copy_to_pinned(&results[slot], out)?;
@@ -91,8 +103,16 @@ fn with(
         } else {
             slot
         };
-        result_read[index] = Some(copy_out.record_event()?);
-        input_read[index] = Some(computed);
+        result_read[index] = Some(if mistake == ResultFreedByTheLayer {
+            compute.record_event()?
+        } else {
+            copy_out.record_event()?
+        });
+        input_read[index] = Some(if mistake == InputFreedByTheCopyIn {
+            arrived
+        } else {
+            computed
+        });
     }
     if mistake == WaitsForTheWrongStream {
         compute.synchronize()?;
@@ -138,6 +158,14 @@ wrong! {
     waits_for_the_wrong_stream => WaitsForTheWrongStream,
     /// The buffers sized by the first chunk.
     sized_by_the_first_chunk => SizedByTheFirstChunk,
+    /// The layer's wait queued on the copy-in stream.
+    waits_on_the_copy_in_stream => WaitsOnTheCopyInStream,
+    /// The copy-out waits for the copy-in's event.
+    copy_out_waits_for_the_copy_in => CopyOutWaitsForTheCopyIn,
+    /// The input slot freed by the copy-in's event.
+    input_freed_by_the_copy_in => InputFreedByTheCopyIn,
+    /// The result slot freed by an event on the compute stream.
+    result_freed_by_the_layer => ResultFreedByTheLayer,
 }
 
 /// The starter: every stage on the compute stream, one buffer per stage.

@@ -1,7 +1,7 @@
 //! At most `depth` steps in flight: when step k is queued, at most
 //! `depth − 1` earlier steps are unfinished on the GPU.
 
-use super::workload::{DEPTH, STEPS, Submitted, submitted};
+use super::workload::{DEPTH, STEPS, Submitted, misplaced_events, submitted, wait_after_its_step};
 use judge_harness::{Ctx, Failure};
 
 pub(super) fn at_most_depth_in_flight(ctx: &Ctx) -> Result<(), Failure> {
@@ -21,7 +21,15 @@ pub(super) fn bounded(submission: &Submitted) -> Result<(), Failure> {
             continue;
         }
         let waits = submission.waits(submission.marks.0, step.marks.0);
-        let why = match waits.last() {
+        let misplaced = misplaced_events(submission);
+        let after = wait_after_its_step(submission);
+        let why = match (waits.last(), misplaced, after) {
+            (_, Some(misplaced), _) => misplaced,
+            (_, None, Some((wait, k))) if k + 1 >= step.k => format!(
+                "the loop waits after queuing a step, not before: `{}` at {} came after step {k} was queued and before its event was recorded, so step {k} joined {unfinished} unfinished ones. Wait for step k − {depth}'s event before calling `step(stream, k)`",
+                wait.name, wait.site
+            ),
+            (last, None, _) => match last {
             Some(wait) => format!(
                 "the loop's last wait before it, `{}` at {}, did not wait for step {}: the wait must come before each step, for the event recorded after step k − depth",
                 wait.name,
@@ -33,6 +41,7 @@ pub(super) fn bounded(submission: &Submitted) -> Result<(), Failure> {
                     "the loop's first wait came only before step {later}: with depth {depth}, the CPU must wait from step {depth} on, before each step, for the step {depth} back"
                 ),
                 None => "the loop never waited: a launch only queues work, so the CPU ran ahead of the GPU as far as the loop went, and the queue (with everything each step holds) grew without bound".to_string(),
+            },
             },
         };
         return Err(Failure::new(

@@ -1,7 +1,7 @@
 //! Every step once, in order, on the stream given, and all of them
 //! finished when `submit` returns.
 
-use super::workload::{DEPTH, STEPS, Submitted, submitted};
+use super::workload::{DEPTH, IDLE_NS, STEPS, Submitted, misplaced_events, submitted};
 use judge_harness::{Ctx, Failure};
 
 pub(super) fn every_step_once_in_order(ctx: &Ctx) -> Result<(), Failure> {
@@ -50,6 +50,31 @@ pub(super) fn finished_on_return(submission: &Submitted) -> Result<(), Failure> 
     let Some(first) = unfinished.first() else {
         return Ok(());
     };
+    let rule = "after the last step is queued, wait once, for its event (`last.synchronize()?`) or for the stream: the caller reads the results next";
+    let last = submission.steps.last().map_or(0, |s| s.k);
+    let at_end = submission
+        .steps
+        .last()
+        .map(|s| submission.waits(s.marks.1, submission.marks.1))
+        .unwrap_or_default();
+    let why = match (misplaced_events(submission), at_end.last()) {
+        (Some(misplaced), _) => misplaced,
+        (None, Some(wait)) => {
+            let done = submission
+                .steps
+                .iter()
+                .rev()
+                .find(|s| s.gpu_ns.1 <= wait.cpu_end_ns + IDLE_NS)
+                .map_or("before any step had finished".to_string(), |s| {
+                    format!("when step {} had finished", s.k)
+                });
+            format!(
+                "the wait after the last step, `{}` at {}, returned {done}, not step {last}, the last: it waited for an older step's event (the front of the queue is the oldest step in flight); {rule}",
+                wait.name, wait.site
+            )
+        }
+        (None, None) => rule.to_string(),
+    };
     Err(Failure::new(
         "every step finished on the GPU when `submit` returns",
         format!(
@@ -57,5 +82,5 @@ pub(super) fn finished_on_return(submission: &Submitted) -> Result<(), Failure> 
             unfinished.len()
         ),
     )
-    .detail("after the last step is queued, wait once, for its event (`last.synchronize()?`) or for the stream: the caller reads the results next; see cpu-and-gpu.md#why-the-cpu-ever-waits"))
+    .detail(format!("{why}; see cpu-and-gpu.md#why-the-cpu-ever-waits")))
 }

@@ -165,6 +165,48 @@ fn a_wait_once_depth_minus_one_are_queued_waits_too_early() {
 }
 
 #[test]
+fn events_that_cannot_bound_the_steps_are_named_by_where_they_were_recorded() {
+    for (submit, snapshot) in [
+        (records_before_the_step as Submit, "records_before_the_step"),
+        (events_on_another_stream, "events_on_another_stream"),
+    ] {
+        fails_with(submit, "at_most_depth_in_flight", snapshot);
+        fails_with(
+            submit,
+            "every_step_once_in_order",
+            &format!("{snapshot}_unfinished"),
+        );
+    }
+}
+
+#[test]
+fn a_final_wait_for_an_older_step_is_named() {
+    fails_with(
+        oldest_at_the_end,
+        "every_step_once_in_order",
+        "oldest_at_the_end",
+    );
+}
+
+#[test]
+fn a_panic_with_no_step_is_told_by_the_empty_shape_s_rule() {
+    fails_with(
+        unwraps_at_the_end,
+        "other_shapes_are_followed",
+        "unwraps_at_the_end",
+    );
+}
+
+#[test]
+fn a_wait_after_the_step_is_named() {
+    fails_with(
+        waits_after_the_step,
+        "at_most_depth_in_flight",
+        "waits_after_the_step",
+    );
+}
+
+#[test]
 fn a_stream_per_step_is_named() {
     fails_with(
         stream_per_step,

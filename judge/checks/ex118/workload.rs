@@ -157,3 +157,57 @@ pub(crate) fn submit_with(
         returned_ns,
     })
 }
+
+/// Why the events `submit` recorded cannot bound the steps, when the trace
+/// shows it: an event recorded on another stream than the steps', or each
+/// event recorded before its step (one before step 0, none after the last).
+pub(crate) fn misplaced_events(submission: &Submitted) -> Option<String> {
+    let trace = submission.trace();
+    let records: Vec<&TraceEntry> = trace
+        .since(submission.marks.0)
+        .iter()
+        .take_while(|e| e.seq < submission.marks.1)
+        .filter(|e| e.op == OpKind::EventRecord)
+        .collect();
+    if let Some(r) = records.iter().find(|r| r.stream != Some(submission.stream)) {
+        return Some(format!(
+            "the events were recorded on another stream than the steps' (`{}` at {} on stream {}, the steps on stream {}): an event completes when its own stream reaches it, and a stream with nothing queued reaches it at once, so waiting for it bounds nothing. Record each step's event on the stream given, `stream.record_event()?`, after `step(stream, k)`",
+            r.name,
+            r.site,
+            r.stream.map_or("?".into(), |s| s.to_string()),
+            submission.stream
+        ));
+    }
+    let (first, last) = (submission.steps.first()?, submission.steps.last()?);
+    let before = records.iter().find(|r| r.seq < first.marks.0);
+    if let Some(r) = before
+        && !records.iter().any(|r| r.seq > last.marks.1)
+    {
+        return Some(format!(
+            "an event was recorded at {} before step 0 was queued, and none after the last step: each event was recorded before its step, so it marks the end of the step before it (an event completes once the work queued before it is done). Waiting for it lets one more step into flight, and the wait at the end returns before the last step has run; record each step's event after `step(stream, k)`",
+            r.site
+        ));
+    }
+    None
+}
+
+/// The first wait of the loop queued after a step and before that step's
+/// event, with the step's index: the loop waits after queuing step k, not
+/// before.
+pub(crate) fn wait_after_its_step(submission: &Submitted) -> Option<(TraceEntry, usize)> {
+    let trace = submission.trace();
+    submission.steps.iter().enumerate().find_map(|(i, step)| {
+        let end = submission
+            .steps
+            .get(i + 1)
+            .map_or(submission.marks.1, |next| next.marks.0);
+        let gap: Vec<&TraceEntry> = trace
+            .since(step.marks.1)
+            .iter()
+            .take_while(|e| e.seq < end)
+            .collect();
+        let wait = gap.iter().position(|e| e.blocking.is_some())?;
+        let record = gap.iter().position(|e| e.op == OpKind::EventRecord)?;
+        (wait < record).then(|| (gap[wait].clone(), step.k))
+    })
+}

@@ -32,6 +32,16 @@ enum Mistake {
     OneTooFew,
     /// Each step on a stream of its own.
     StreamPerStep,
+    /// Each step's event recorded before the step, none after it.
+    RecordsBeforeTheStep,
+    /// The events recorded on a stream of their own.
+    EventsOnAnotherStream,
+    /// The oldest event waited for at the end.
+    OldestAtTheEnd,
+    /// The last event unwrapped at the end: a panic with no step.
+    UnwrapsAtTheEnd,
+    /// The wait for the oldest queued after the step, not before.
+    WaitsAfterTheStep,
 }
 
 fn submit_with(
@@ -42,6 +52,10 @@ fn submit_with(
     step: &mut dyn FnMut(&Stream, usize) -> Result<()>,
 ) -> Result<()> {
     let mut in_flight: VecDeque<gpu::Event> = VecDeque::new();
+    let marks = match mistake {
+        Mistake::EventsOnAnotherStream => Some(stream.device().new_stream()?),
+        _ => None,
+    };
     let ks: Vec<usize> = match mistake {
         Mistake::CountsFromOne => (1..=steps).collect(),
         _ => (0..steps).collect(),
@@ -54,7 +68,10 @@ fn submit_with(
     for k in ks {
         let full = in_flight.len() >= limit;
         match mistake {
-            Mistake::NeverWaits | Mistake::SynchronizesEachStep | Mistake::ElapsedEachStep => {}
+            Mistake::NeverWaits
+            | Mistake::SynchronizesEachStep
+            | Mistake::ElapsedEachStep
+            | Mistake::WaitsAfterTheStep => {}
             Mistake::WaitsForTheNewest if full => {
                 if let Some(newest) = in_flight.back() {
                     newest.synchronize()?;
@@ -77,7 +94,20 @@ fn submit_with(
             Mistake::StreamPerStep => step(&stream.device().new_stream()?, k)?,
             _ => step(stream, k)?,
         }
-        let end = stream.record_event()?;
+        if mistake == Mistake::WaitsAfterTheStep
+            && in_flight.len() >= limit
+            && let Some(oldest) = in_flight.pop_front()
+        {
+            oldest.synchronize()?;
+        }
+        if mistake == Mistake::RecordsBeforeTheStep {
+            in_flight.push_back(start);
+            continue;
+        }
+        let end = match &marks {
+            Some(marks) => marks.record_event()?,
+            None => stream.record_event()?,
+        };
         if mistake == Mistake::ElapsedEachStep {
             start.elapsed_ms(&end)?;
         }
@@ -88,6 +118,12 @@ fn submit_with(
     }
     match mistake {
         Mistake::NoFinalWait => Ok(()),
+        Mistake::OldestAtTheEnd => match in_flight.front() {
+            Some(oldest) => oldest.synchronize(),
+            None => Ok(()),
+        },
+        #[allow(clippy::unwrap_used)]
+        Mistake::UnwrapsAtTheEnd => in_flight.back().unwrap().synchronize(),
         Mistake::DrainsEachAtTheEnd => {
             for event in &in_flight {
                 event.synchronize()?;
@@ -128,4 +164,9 @@ wrong! {
     elapsed_each_step => ElapsedEachStep,
     one_too_few => OneTooFew,
     stream_per_step => StreamPerStep,
+    records_before_the_step => RecordsBeforeTheStep,
+    events_on_another_stream => EventsOnAnotherStream,
+    oldest_at_the_end => OldestAtTheEnd,
+    unwraps_at_the_end => UnwrapsAtTheEnd,
+    waits_after_the_step => WaitsAfterTheStep,
 }
