@@ -6,8 +6,9 @@
 
 use super::support::New;
 use super::wrong::*;
+use crate::tests::StandIn;
 use gpu::Backend;
-use judge_harness::{Ctx, Outcome};
+use judge_harness::Ctx;
 use std::cell::Cell;
 
 thread_local! {
@@ -15,45 +16,12 @@ thread_local! {
     static REPLACEMENT: Cell<Option<New>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `New`.
+static STAND_IN: StandIn<New> = StandIn::new(116, &REPLACEMENT);
+
 /// The `new` a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<New> {
-    REPLACEMENT.with(Cell::get)
-}
-
-/// Runs check `name` with `new` in place of the solution's.
-fn run_with(new: New, name: &str) -> Outcome {
-    REPLACEMENT.with(|r| r.set(Some(new)));
-    let (outcome, _) = crate::tests::run(116, name, None);
-    REPLACEMENT.with(|r| r.set(None));
-    outcome
-}
-
-/// Asserts that check `name` fails with `new`, its message the snapshot
-/// `snapshot`.
-#[track_caller]
-fn fails_with(new: New, name: &str, snapshot: &str) {
-    let outcome = run_with(new, name);
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = &outcome
-    else {
-        panic!("`{name}` did not fail: {outcome:#?}");
-    };
-    let _snapshots = crate::tests::snapshots(116).bind_to_scope();
-    insta::assert_snapshot!(
-        snapshot,
-        crate::tests::render(expected, actual, *site, detail.as_deref())
-    );
-}
-
-/// Asserts that check `name` passes with `new`.
-#[track_caller]
-fn passes_with(new: New, name: &str) {
-    let outcome = run_with(new, name);
-    assert!(outcome.passed(), "`{name}`: {outcome:#?}");
+    STAND_IN.get()
 }
 
 #[test]
@@ -65,21 +33,21 @@ fn the_solution_passes_every_check() {
 fn the_solution_s_twin_and_one_event_per_boundary_pass_every_check_too() {
     for new in [solution as New, event_per_boundary] {
         for check in super::CHECKS {
-            passes_with(new, check.name);
+            STAND_IN.passes(new, check.name);
         }
     }
 }
 
 #[test]
 fn the_starter_is_right_and_its_four_syncs_are_named() {
-    passes_with(starter, "the_report_is_the_reference");
-    fails_with(starter, "the_step_only_queues_work", "starter_waits");
-    fails_with(
+    STAND_IN.passes(starter, "the_report_is_the_reference");
+    STAND_IN.fails(starter, "the_step_only_queues_work", "starter_waits");
+    STAND_IN.fails(
         starter,
         "nothing_is_allocated_in_a_step",
         "starter_allocates",
     );
-    fails_with(starter, "the_cpu_runs_ahead_of_the_gpu", "starter_ahead");
+    STAND_IN.fails(starter, "the_cpu_runs_ahead_of_the_gpu", "starter_ahead");
 }
 
 #[test]
@@ -91,8 +59,8 @@ fn each_wait_in_a_step_is_named_by_its_kind() {
         (elapsed_in_step, "elapsed_in_step"),
         (synchronizes_each_step, "synchronizes_each_step"),
     ] {
-        fails_with(new, "the_step_only_queues_work", snapshot);
-        fails_with(
+        STAND_IN.fails(new, "the_step_only_queues_work", snapshot);
+        STAND_IN.fails(
             new,
             "the_cpu_runs_ahead_of_the_gpu",
             &format!("{snapshot}_ahead"),
@@ -104,33 +72,33 @@ fn each_wait_in_a_step_is_named_by_its_kind() {
 fn a_small_pageable_copy_is_named_though_it_did_not_wait() {
     // 128 bytes travel in the command stream: the CPU ran ahead this time,
     // and the same call of 4 MiB would not have.
-    fails_with(
+    STAND_IN.fails(
         pageable_input,
         "the_step_only_queues_work",
         "pageable_input",
     );
-    passes_with(pageable_input, "the_cpu_runs_ahead_of_the_gpu");
+    STAND_IN.passes(pageable_input, "the_cpu_runs_ahead_of_the_gpu");
 }
 
 #[test]
 fn an_allocation_in_a_step_is_named_by_its_kind() {
-    fails_with(
+    STAND_IN.fails(
         pinned_per_step,
         "nothing_is_allocated_in_a_step",
         "pinned_per_step_allocates",
     );
-    fails_with(
+    STAND_IN.fails(
         fresh_output_each_step,
         "nothing_is_allocated_in_a_step",
         "fresh_output_each_step",
     );
-    passes_with(fresh_output_each_step, "the_step_only_queues_work");
+    STAND_IN.passes(fresh_output_each_step, "the_step_only_queues_work");
 }
 
 #[test]
 fn a_loop_of_queries_is_a_wait_by_another_name() {
-    passes_with(polls_the_end_event, "the_step_only_queues_work");
-    fails_with(
+    STAND_IN.passes(polls_the_end_event, "the_step_only_queues_work");
+    STAND_IN.fails(
         polls_the_end_event,
         "the_cpu_runs_ahead_of_the_gpu",
         "polls_the_end_event",
@@ -139,8 +107,8 @@ fn a_loop_of_queries_is_a_wait_by_another_name() {
 
 #[test]
 fn a_pinned_buffer_rewritten_under_its_copy_is_named_by_the_race() {
-    passes_with(one_pinned_buffer, "the_step_only_queues_work");
-    fails_with(
+    STAND_IN.passes(one_pinned_buffer, "the_step_only_queues_work");
+    STAND_IN.fails(
         one_pinned_buffer,
         "the_report_is_the_reference",
         "one_pinned_buffer",
@@ -149,20 +117,20 @@ fn a_pinned_buffer_rewritten_under_its_copy_is_named_by_the_race() {
 
 #[test]
 fn a_wrong_report_is_named_by_its_shape() {
-    fails_with(no_flags, "the_report_is_the_reference", "no_flags");
-    fails_with(not_cut, "the_report_is_the_reference", "not_cut");
-    fails_with(one_row, "the_report_is_the_reference", "one_row");
+    STAND_IN.fails(no_flags, "the_report_is_the_reference", "no_flags");
+    STAND_IN.fails(not_cut, "the_report_is_the_reference", "not_cut");
+    STAND_IN.fails(one_row, "the_report_is_the_reference", "one_row");
 }
 
 #[test]
 fn a_wrong_count_of_finished_requests_is_named_by_its_cause() {
-    fails_with(clears_flags, "the_report_is_the_reference", "clears_flags");
-    fails_with(flags_input, "the_report_is_the_reference", "flags_input");
+    STAND_IN.fails(clears_flags, "the_report_is_the_reference", "clears_flags");
+    STAND_IN.fails(flags_input, "the_report_is_the_reference", "flags_input");
 }
 
 #[test]
 fn a_history_written_at_offset_t_is_named() {
-    fails_with(
+    STAND_IN.fails(
         offset_by_step,
         "the_report_is_the_reference",
         "offset_by_step",
@@ -171,7 +139,7 @@ fn a_history_written_at_offset_t_is_named() {
 
 #[test]
 fn a_pinned_buffer_written_after_its_copy_is_queued_is_named() {
-    fails_with(
+    STAND_IN.fails(
         writes_after_copy,
         "the_report_is_the_reference",
         "writes_after_copy",
@@ -182,13 +150,13 @@ fn a_pinned_buffer_written_after_its_copy_is_queued_is_named() {
 fn flags_left_out_of_the_step_s_events_are_named_though_the_times_are_close() {
     // `flag_eq` takes microseconds of a 1 ms step: inside the tolerance of
     // the times on any GPU, so only the order of the calls shows it.
-    passes_with(end_before_flags, "step_times_are_the_gpu_s");
-    fails_with(
+    STAND_IN.passes(end_before_flags, "step_times_are_the_gpu_s");
+    STAND_IN.fails(
         end_before_flags,
         "the_events_enclose_each_step",
         "end_before_flags",
     );
-    fails_with(
+    STAND_IN.fails(
         start_after_decode,
         "the_events_enclose_each_step",
         "start_after_decode_enclose",
@@ -199,10 +167,10 @@ fn flags_left_out_of_the_step_s_events_are_named_though_the_times_are_close() {
 fn a_run_shorter_than_max_steps_reports_only_its_steps() {
     for check in super::CHECKS {
         if check.name != "a_run_may_stop_before_max_steps" {
-            passes_with(reads_max_steps, check.name);
+            STAND_IN.passes(reads_max_steps, check.name);
         }
     }
-    fails_with(
+    STAND_IN.fails(
         reads_max_steps,
         "a_run_may_stop_before_max_steps",
         "reads_max_steps",
@@ -211,10 +179,10 @@ fn a_run_shorter_than_max_steps_reports_only_its_steps() {
 
 #[test]
 fn wrong_step_times_are_named_by_their_shape() {
-    fails_with(cpu_clock, "step_times_are_the_gpu_s", "cpu_clock");
-    fails_with(started_in_new, "step_times_are_the_gpu_s", "started_in_new");
-    fails_with(running_total, "step_times_are_the_gpu_s", "running_total");
-    fails_with(
+    STAND_IN.fails(cpu_clock, "step_times_are_the_gpu_s", "cpu_clock");
+    STAND_IN.fails(started_in_new, "step_times_are_the_gpu_s", "started_in_new");
+    STAND_IN.fails(running_total, "step_times_are_the_gpu_s", "running_total");
+    STAND_IN.fails(
         start_after_decode,
         "step_times_are_the_gpu_s",
         "start_after_decode",
@@ -229,7 +197,7 @@ fn every_known_wrong_decoding_fails_some_check() {
         }
         let failed = super::CHECKS
             .iter()
-            .any(|c| !run_with(*new, c.name).passed());
+            .any(|c| !STAND_IN.run(*new, c.name).passed());
         assert!(failed, "`{name}` passes every check");
     }
 }

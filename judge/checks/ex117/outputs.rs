@@ -1,6 +1,7 @@
 //! The outputs against each chunk's layer: eight chunks, one, and none.
 
 use super::workload::{Bench, CHUNK_LEN, CHUNKS, expected};
+use judge_harness::bridge::unless_it_panics;
 use judge_harness::{Ctx, Failure};
 
 const SECTION: &str = "streams-and-events.md#copies-that-overlap-compute";
@@ -14,7 +15,15 @@ pub(super) fn outputs_are_each_chunks_layer(ctx: &Ctx) -> Result<(), Failure> {
 pub(super) fn one_chunk_and_none(ctx: &Ctx) -> Result<(), Failure> {
     for count in [1, 0] {
         let bench = Bench::open_on(ctx.device()?, count)?;
-        let (results, _, _) = bench.run()?;
+        let (results, _, _) = unless_it_panics(|| bench.run()).map_err(|panic| {
+            Failure::new(
+                format!("with {count} chunk(s), {count} outputs, one per chunk"),
+                format!("it panicked: {panic}"),
+            )
+            .detail(format!(
+                "a run may have one chunk, or none (the end of a stream of requests): with none there is no first chunk to size the buffers from and nothing to wait for, and `run` returns no output; size each buffer from the chunk it holds, inside the loop; see {SECTION}"
+            ))
+        })??;
         compare(&results, count).map_err(|mut f| {
             f.expected = format!("with {count} chunk(s), {}", f.expected);
             f

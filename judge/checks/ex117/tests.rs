@@ -7,7 +7,8 @@
 use super::overlap::Stages;
 use super::workload::{Bench, CHUNKS, Run, between};
 use super::wrong::*;
-use judge_harness::{Ctx, Outcome};
+use crate::tests::StandIn;
+use judge_harness::Ctx;
 use std::cell::Cell;
 
 thread_local! {
@@ -15,36 +16,12 @@ thread_local! {
     static REPLACEMENT: Cell<Option<Run>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `Run`.
+static STAND_IN: StandIn<Run> = StandIn::new(117, &REPLACEMENT);
+
 /// The `run` a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<Run> {
-    REPLACEMENT.with(Cell::get)
-}
-
-/// Runs check `name` with `new` in place of the solution's `run`.
-fn run_with(new: Run, name: &str) -> Outcome {
-    REPLACEMENT.with(|r| r.set(Some(new)));
-    let (outcome, _) = crate::tests::run(117, name, None);
-    REPLACEMENT.with(|r| r.set(None));
-    outcome
-}
-
-/// Asserts that check `name` fails with `new`, its message the snapshot
-/// `snapshot`.
-#[track_caller]
-fn fails_with(new: Run, name: &str, snapshot: &str) {
-    let outcome = run_with(new, name);
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = &outcome
-    else {
-        panic!("`{name}` did not fail: {outcome:#?}");
-    };
-    let _snapshots = crate::tests::snapshots(117).bind_to_scope();
-    let text = crate::tests::render(expected, actual, *site, detail.as_deref());
-    insta::assert_snapshot!(snapshot, text);
+    STAND_IN.get()
 }
 
 #[test]
@@ -64,19 +41,23 @@ fn every_chunk_has_its_own_output() {
 
 #[test]
 fn the_starter_is_right_and_takes_turns() {
-    assert!(run_with(starter, "outputs_are_each_chunks_layer").passed());
-    assert!(run_with(starter, "no_race_between_the_stages").passed());
-    fails_with(starter, "the_stages_overlap", "starter");
+    assert!(
+        STAND_IN
+            .run(starter, "outputs_are_each_chunks_layer")
+            .passed()
+    );
+    assert!(STAND_IN.run(starter, "no_race_between_the_stages").passed());
+    STAND_IN.fails(starter, "the_stages_overlap", "starter");
 }
 
 #[test]
 fn a_buffer_refilled_too_early_is_named_with_its_chunk() {
-    fails_with(
+    STAND_IN.fails(
         no_input_refill_wait,
         "no_race_between_the_stages",
         "no_input_refill_wait",
     );
-    fails_with(
+    STAND_IN.fails(
         no_result_refill_wait,
         "no_race_between_the_stages",
         "no_result_refill_wait",
@@ -85,12 +66,12 @@ fn a_buffer_refilled_too_early_is_named_with_its_chunk() {
 
 #[test]
 fn a_missing_event_between_stages_is_named() {
-    fails_with(
+    STAND_IN.fails(
         no_copy_in_event,
         "no_race_between_the_stages",
         "no_copy_in_event",
     );
-    fails_with(
+    STAND_IN.fails(
         no_layer_event,
         "no_race_between_the_stages",
         "no_layer_event",
@@ -111,13 +92,13 @@ fn a_wait_for_the_wrong_event_or_on_the_wrong_stream_is_named() {
         (input_freed_by_the_copy_in, "input_freed_by_the_copy_in"),
         (result_freed_by_the_layer, "result_freed_by_the_layer"),
     ] {
-        fails_with(new, "no_race_between_the_stages", snapshot);
+        STAND_IN.fails(new, "no_race_between_the_stages", snapshot);
     }
 }
 
 #[test]
 fn the_final_wait_for_the_wrong_stream_is_a_race_with_the_cpu() {
-    fails_with(
+    STAND_IN.fails(
         waits_for_the_wrong_stream,
         "no_race_between_the_stages",
         "waits_for_the_wrong_stream",
@@ -126,17 +107,17 @@ fn the_final_wait_for_the_wrong_stream_is_a_race_with_the_cpu() {
 
 #[test]
 fn each_cause_of_serialized_stages_is_named() {
-    fails_with(
+    STAND_IN.fails(
         waits_for_the_latest,
         "the_stages_overlap",
         "waits_for_the_latest",
     );
-    fails_with(
+    STAND_IN.fails(
         one_buffer_per_stage,
         "the_stages_overlap",
         "one_buffer_per_stage",
     );
-    fails_with(
+    STAND_IN.fails(
         synchronizes_in_the_loop,
         "the_stages_overlap",
         "synchronizes_in_the_loop",
@@ -145,14 +126,18 @@ fn each_cause_of_serialized_stages_is_named() {
 
 #[test]
 fn a_run_of_no_chunk_is_a_load_of_its_own() {
-    assert!(run_with(sized_by_the_first_chunk, "outputs_are_each_chunks_layer").passed());
-    let outcome = run_with(sized_by_the_first_chunk, "one_chunk_and_none");
+    assert!(
+        STAND_IN
+            .run(sized_by_the_first_chunk, "outputs_are_each_chunks_layer")
+            .passed()
+    );
+    let outcome = STAND_IN.run(sized_by_the_first_chunk, "one_chunk_and_none");
     assert!(!outcome.passed(), "{outcome:#?}");
 }
 
 #[test]
 fn a_cpu_wait_in_the_loop_is_named_by_its_call() {
-    fails_with(
+    STAND_IN.fails(
         synchronizes_in_the_loop,
         "no_cpu_wait_in_the_loop",
         "synchronizes_in_the_loop_wait",

@@ -5,7 +5,8 @@
 
 use super::workload::{DEPTH, KERNEL, KERNELS, STEPS, Submit, submit_with};
 use super::wrong::*;
-use judge_harness::{Ctx, Outcome};
+use crate::tests::StandIn;
+use judge_harness::Ctx;
 use std::cell::Cell;
 
 thread_local! {
@@ -13,38 +14,12 @@ thread_local! {
     static REPLACEMENT: Cell<Option<Submit>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `Submit`.
+static STAND_IN: StandIn<Submit> = StandIn::new(118, &REPLACEMENT);
+
 /// The `submit` a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<Submit> {
-    REPLACEMENT.with(Cell::get)
-}
-
-/// Runs check `name` with `submit` in place of the solution's.
-fn run_with(submit: Submit, name: &str) -> Outcome {
-    REPLACEMENT.with(|r| r.set(Some(submit)));
-    let (outcome, _) = crate::tests::run(118, name, None);
-    REPLACEMENT.with(|r| r.set(None));
-    outcome
-}
-
-/// Asserts that check `name` fails with `submit`, its message the snapshot
-/// `snapshot`.
-#[track_caller]
-fn fails_with(submit: Submit, name: &str, snapshot: &str) {
-    let outcome = run_with(submit, name);
-    let Outcome::Failed {
-        expected,
-        actual,
-        site,
-        detail,
-    } = &outcome
-    else {
-        panic!("`{name}` did not fail: {outcome:#?}");
-    };
-    let _snapshots = crate::tests::snapshots(118).bind_to_scope();
-    insta::assert_snapshot!(
-        snapshot,
-        crate::tests::render(expected, actual, *site, detail.as_deref())
-    );
+    STAND_IN.get()
 }
 
 #[test]
@@ -56,7 +31,7 @@ fn the_solution_passes_every_check() {
 fn the_same_loop_with_a_start_event_per_step_passes_every_check() {
     let suite = crate::suite(118).expect("suite 118");
     for check in suite {
-        let outcome = run_with(right, check.name);
+        let outcome = STAND_IN.run(right, check.name);
         assert!(outcome.passed(), "`{}`: {outcome:#?}", check.name);
     }
 }
@@ -82,22 +57,22 @@ fn the_solution_keeps_the_gpu_busy_from_the_first_kernel_to_the_last() {
 
 #[test]
 fn a_loop_that_never_waits_has_every_step_in_flight() {
-    fails_with(never_waits, "at_most_depth_in_flight", "never_waits");
+    STAND_IN.fails(never_waits, "at_most_depth_in_flight", "never_waits");
 }
 
 #[test]
 fn a_wait_once_more_than_depth_are_queued_lets_one_too_many_in() {
-    fails_with(one_too_many, "at_most_depth_in_flight", "one_too_many");
+    STAND_IN.fails(one_too_many, "at_most_depth_in_flight", "one_too_many");
 }
 
 #[test]
 fn a_synchronize_after_each_step_idles_the_gpu() {
-    fails_with(
+    STAND_IN.fails(
         synchronizes_each_step,
         "the_gpu_never_idles",
         "synchronizes_each_step",
     );
-    fails_with(
+    STAND_IN.fails(
         synchronizes_each_step,
         "only_the_oldest_is_waited_for",
         "synchronizes_each_step_waits",
@@ -106,12 +81,12 @@ fn a_synchronize_after_each_step_idles_the_gpu() {
 
 #[test]
 fn a_wait_for_the_newest_event_idles_the_gpu() {
-    fails_with(
+    STAND_IN.fails(
         waits_for_the_newest,
         "the_gpu_never_idles",
         "waits_for_the_newest",
     );
-    fails_with(
+    STAND_IN.fails(
         waits_for_the_newest,
         "only_the_oldest_is_waited_for",
         "waits_for_the_newest_waits",
@@ -120,7 +95,7 @@ fn a_wait_for_the_newest_event_idles_the_gpu() {
 
 #[test]
 fn a_synchronize_when_full_idles_the_gpu() {
-    fails_with(
+    STAND_IN.fails(
         synchronizes_when_full,
         "the_gpu_never_idles",
         "synchronizes_when_full",
@@ -129,12 +104,12 @@ fn a_synchronize_when_full_idles_the_gpu() {
 
 #[test]
 fn no_final_wait_returns_with_steps_unfinished() {
-    fails_with(no_final_wait, "every_step_once_in_order", "no_final_wait");
+    STAND_IN.fails(no_final_wait, "every_step_once_in_order", "no_final_wait");
 }
 
 #[test]
 fn each_event_waited_for_at_the_end_is_one_wait_too_many() {
-    fails_with(
+    STAND_IN.fails(
         drains_each_at_the_end,
         "only_the_oldest_is_waited_for",
         "drains_each_at_the_end",
@@ -143,7 +118,7 @@ fn each_event_waited_for_at_the_end_is_one_wait_too_many() {
 
 #[test]
 fn steps_counted_from_one_are_named() {
-    fails_with(
+    STAND_IN.fails(
         counts_from_one,
         "every_step_once_in_order",
         "counts_from_one",
@@ -152,7 +127,7 @@ fn steps_counted_from_one_are_named() {
 
 #[test]
 fn elapsed_read_after_each_step_is_a_wait_of_its_own() {
-    fails_with(
+    STAND_IN.fails(
         elapsed_each_step,
         "only_the_oldest_is_waited_for",
         "elapsed_each_step",
@@ -161,7 +136,7 @@ fn elapsed_read_after_each_step_is_a_wait_of_its_own() {
 
 #[test]
 fn a_wait_once_depth_minus_one_are_queued_waits_too_early() {
-    fails_with(one_too_few, "only_the_oldest_is_waited_for", "one_too_few");
+    STAND_IN.fails(one_too_few, "only_the_oldest_is_waited_for", "one_too_few");
 }
 
 #[test]
@@ -170,8 +145,8 @@ fn events_that_cannot_bound_the_steps_are_named_by_where_they_were_recorded() {
         (records_before_the_step as Submit, "records_before_the_step"),
         (events_on_another_stream, "events_on_another_stream"),
     ] {
-        fails_with(submit, "at_most_depth_in_flight", snapshot);
-        fails_with(
+        STAND_IN.fails(submit, "at_most_depth_in_flight", snapshot);
+        STAND_IN.fails(
             submit,
             "every_step_once_in_order",
             &format!("{snapshot}_unfinished"),
@@ -181,7 +156,7 @@ fn events_that_cannot_bound_the_steps_are_named_by_where_they_were_recorded() {
 
 #[test]
 fn a_final_wait_for_an_older_step_is_named() {
-    fails_with(
+    STAND_IN.fails(
         oldest_at_the_end,
         "every_step_once_in_order",
         "oldest_at_the_end",
@@ -190,7 +165,7 @@ fn a_final_wait_for_an_older_step_is_named() {
 
 #[test]
 fn a_panic_with_no_step_is_told_by_the_empty_shape_s_rule() {
-    fails_with(
+    STAND_IN.fails(
         unwraps_at_the_end,
         "other_shapes_are_followed",
         "unwraps_at_the_end",
@@ -199,7 +174,7 @@ fn a_panic_with_no_step_is_told_by_the_empty_shape_s_rule() {
 
 #[test]
 fn a_wait_after_the_step_is_named() {
-    fails_with(
+    STAND_IN.fails(
         waits_after_the_step,
         "at_most_depth_in_flight",
         "waits_after_the_step",
@@ -208,7 +183,7 @@ fn a_wait_after_the_step_is_named() {
 
 #[test]
 fn a_stream_per_step_is_named() {
-    fails_with(
+    STAND_IN.fails(
         stream_per_step,
         "every_step_once_in_order",
         "stream_per_step",
@@ -232,15 +207,15 @@ fn the_solution_passes_every_check_on_the_gpu() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_wait_for_the_newest_event_idles_the_gpu_on_the_gpu_too() {
-    REPLACEMENT.with(|r| r.set(Some(waits_for_the_newest)));
     let ctx = Ctx::new(gpu::Backend::Cuda);
     let check = crate::suite(118)
         .expect("suite 118")
         .iter()
         .find(|c| c.name == "the_gpu_never_idles")
         .expect("the check");
-    let (outcome, _) = judge_harness::run_check(check, &ctx);
-    REPLACEMENT.with(|r| r.set(None));
+    let (outcome, _) = STAND_IN.with(waits_for_the_newest, || {
+        judge_harness::run_check(check, &ctx)
+    });
     assert!(!outcome.passed(), "{outcome:#?}");
     println!("{outcome:#?}");
 }
