@@ -6,6 +6,7 @@
 //! without a GPU.
 
 use super::workload::{HOST, Measure, PLAN, RUN, WORK, measure_with, ms};
+use crate::tests::StandIn;
 use gpu::{Backend, Stream};
 use judge_harness::Ctx;
 use std::cell::Cell;
@@ -16,9 +17,23 @@ thread_local! {
     static REPLACEMENT: Cell<Option<Measure>> = const { Cell::new(None) };
 }
 
+/// What the suite's tests put in place of the solution's `measure`.
+static STAND_IN: StandIn<Measure> = StandIn::new(105, &REPLACEMENT);
+
 /// The measuring function a test put in place of the solution's, if any.
 pub(super) fn replacement() -> Option<Measure> {
-    REPLACEMENT.with(Cell::get)
+    STAND_IN.get()
+}
+
+/// The timing of `samples_ms` for `work`: their median, and the work over it.
+fn timing_of(samples_ms: Vec<f64>, work: Matmul) -> Timing {
+    let median_ms = judge_harness::median(&samples_ms);
+    let flops = 2.0 * (work.m * work.n * work.k) as f64;
+    Timing {
+        samples_ms,
+        median_ms,
+        flops_per_s: flops / (median_ms / 1e3),
+    }
 }
 
 /// The right way without events: a CPU clock started on an idle stream and
@@ -41,13 +56,7 @@ fn synchronized_cpu_clock(
         stream.synchronize()?;
         samples_ms.push((device.now() - started).as_secs_f64() * 1e3);
     }
-    let median_ms = judge_harness::median(&samples_ms);
-    let flops = 2.0 * (work.m * work.n * work.k) as f64;
-    Ok(Timing {
-        samples_ms,
-        median_ms,
-        flops_per_s: flops / (median_ms / 1e3),
-    })
+    Ok(timing_of(samples_ms, work))
 }
 
 /// The classic mistake: a CPU clock around calls that only queue work.
@@ -79,9 +88,7 @@ fn the_solution_passes_every_check() {
 
 #[test]
 fn a_cpu_clock_between_two_synchronizes_passes_every_check_too() {
-    REPLACEMENT.with(|r| r.set(Some(synchronized_cpu_clock)));
-    crate::tests::passes_every_check(105);
-    REPLACEMENT.with(|r| r.set(None));
+    STAND_IN.passes_every_check(synchronized_cpu_clock);
 }
 
 /// The median `measure` reports on `backend`, and the true GPU time of a run.
@@ -159,9 +166,7 @@ fn second_smallest_as_median(
 
 #[test]
 fn a_median_that_is_not_the_middle_sample_fails_with_its_rank() {
-    REPLACEMENT.with(|r| r.set(Some(second_smallest_as_median)));
-    let (outcome, _) = crate::tests::run(105, "the_median_is_the_gpu_time", None);
-    REPLACEMENT.with(|r| r.set(None));
+    let outcome = STAND_IN.run(second_smallest_as_median, "the_median_is_the_gpu_time");
     let text = format!("{outcome:?}");
     assert!(!outcome.passed(), "{text}");
     assert!(
@@ -190,20 +195,12 @@ fn host_clock_between_synchronizes(
         stream.synchronize()?;
         samples_ms.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    let median_ms = judge_harness::median(&samples_ms);
-    let flops = 2.0 * (work.m * work.n * work.k) as f64;
-    Ok(Timing {
-        samples_ms,
-        median_ms,
-        flops_per_s: flops / (median_ms / 1e3),
-    })
+    Ok(timing_of(samples_ms, work))
 }
 
 #[test]
 fn a_host_clock_on_the_virtual_gpu_is_told_it_cannot_see_the_gpu() {
-    REPLACEMENT.with(|r| r.set(Some(host_clock_between_synchronizes)));
-    let (outcome, _) = crate::tests::run(105, "each_run_is_one_sample", None);
-    REPLACEMENT.with(|r| r.set(None));
+    let outcome = STAND_IN.run(host_clock_between_synchronizes, "each_run_is_one_sample");
     let text = format!("{outcome:?}");
     assert!(!outcome.passed(), "{text}");
     assert!(
@@ -244,13 +241,7 @@ fn spins_on_a_host_clock_after_each_run(
         .iter()
         .map(|(start, end)| start.elapsed_ms(end).map(f64::from))
         .collect::<gpu::Result<Vec<f64>>>()?;
-    let median_ms = judge_harness::median(&samples_ms);
-    let flops = 2.0 * (work.m * work.n * work.k) as f64;
-    Ok(Timing {
-        samples_ms,
-        median_ms,
-        flops_per_s: flops / (median_ms / 1e3),
-    })
+    Ok(timing_of(samples_ms, work))
 }
 
 /// Issue 27's busy-wait between traced calls, on a real GPU: told as the
@@ -258,10 +249,10 @@ fn spins_on_a_host_clock_after_each_run(
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_busy_wait_between_the_calls_is_told_as_an_untraced_gap_on_the_gpu() {
-    REPLACEMENT.with(|r| r.set(Some(spins_on_a_host_clock_after_each_run)));
     let ctx = Ctx::new(Backend::Cuda);
-    let outcome = super::queue::the_timed_runs_are_queued_back_to_back(&ctx);
-    REPLACEMENT.with(|r| r.set(None));
+    let outcome = STAND_IN.with(spins_on_a_host_clock_after_each_run, || {
+        super::queue::the_timed_runs_are_queued_back_to_back(&ctx)
+    });
     let failure = outcome.expect_err("a CPU that spins in the loop waits for the GPU");
     let text = format!("{}\n{}", failure.actual, failure.detail.unwrap_or_default());
     println!("{text}");
