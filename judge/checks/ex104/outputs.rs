@@ -14,7 +14,7 @@ const RULE: &str = "a log line after steps K-1, 2K-1, …: the tokens generated 
 /// the cause the difference points to when it points to one.
 /// `entries` is the run's trace, which tells why every line reads zero
 /// when they all do ([`all_zero`]).
-fn log_difference(want: &[LogLine], got: &[LogLine], entries: &[TraceEntry]) -> String {
+pub(super) fn log_difference(want: &[LogLine], got: &[LogLine], entries: &[TraceEntry]) -> String {
     let Some(i) = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i)) else {
         return "the same log lines".into();
     };
@@ -87,11 +87,15 @@ fn all_zero(
     if got.is_empty() || !got.iter().all(zero) || want.iter().all(zero) {
         return None;
     }
-    let lines = format!(
-        "all {} log lines read 0 tokens and 0 finished, though the windows generated {} tokens",
-        got.len(),
-        want.iter().map(|l| l.tokens).sum::<u32>()
-    );
+    let generated = want.iter().map(|l| l.tokens).sum::<u32>();
+    let lines = match got.len() {
+        1 => format!(
+            "the log line reads 0 tokens and 0 finished, though its window generated {generated} tokens"
+        ),
+        n => format!(
+            "all {n} log lines read 0 tokens and 0 finished, though the windows generated {generated} tokens"
+        ),
+    };
     Some(match reset_before {
         Some(copy) => format!(
             "{lines}: the copy to the CPU at {} is queued right after a `fill` on its stream, so the counters were reset before they were copied out; at a window's last step, queue the copy first, then the reset",
@@ -197,7 +201,10 @@ mod tests {
         let got = [line(7, 0, 0), line(15, 0, 0)];
         let none = log_difference(&want, &got, &[]);
         assert!(none.contains("no copy filled the counters"), "{none}");
+        assert!(none.contains("all 2 log lines read 0 tokens"), "{none}");
         assert!(none.contains("generated 124 tokens"), "{none}");
+        let one = log_difference(&want[..1], &got[..1], &[]);
+        assert!(one.starts_with("the log line reads 0 tokens"), "{one}");
         let one_zero = [line(7, 0, 0), line(15, 60, 5)];
         let partly = log_difference(&want, &one_zero, &[]);
         assert!(!partly.contains("all 2 log lines"), "{partly}");

@@ -4,6 +4,7 @@
 //! that ran, one step time per step, the first one the GPU's time of that
 //! step alone.
 
+use super::outputs::log_difference;
 use super::support::Bench;
 use super::workload::{LOG_EVERY, STEP_TIME, expected};
 use judge_harness::bridge::unless_it_panics;
@@ -73,14 +74,28 @@ fn short(bench: &Bench) -> Result<(), Failure> {
         bench.workload.config().max_steps
     );
     if report.logs != logs {
+        // Lines at the right steps with the wrong figures: what the figures
+        // say, as the full run's check reads them; else the windows' rule.
+        let same_windows = report
+            .logs
+            .iter()
+            .map(|l| l.step)
+            .eq(logs.iter().map(|l| l.step));
+        let why = match same_windows {
+            true => log_difference(&logs, &report.logs, &bench.device.trace().entries),
+            false => format!(
+                "a log line closes a complete window (after steps K - 1, 2K - 1, …); the {} steps after the last one make no line, in `step` or in `finish`",
+                SHORT % LOG_EVERY
+            ),
+        };
         return Err(Failure::new(
-            format!("{asked}: {} log line(s), one per complete window of {LOG_EVERY} steps: {logs:?}", logs.len()),
+            format!(
+                "{asked}: {} log line(s), one per complete window of {LOG_EVERY} steps: {logs:?}",
+                logs.len()
+            ),
             format!("{:?}", report.logs),
         )
-        .detail(format!(
-            "a log line closes a complete window (after steps K - 1, 2K - 1, …); the {} steps after the last one make no line, in `step` or in `finish`; {SECTION}",
-            SHORT % LOG_EVERY
-        )));
+        .detail(format!("{why}; {SECTION}")));
     }
     if let Some(r) = (0..outputs.len()).find(|&r| report.outputs.get(r) != Some(&outputs[r])) {
         let got = report.outputs.get(r).cloned().unwrap_or_default();
