@@ -29,7 +29,7 @@ pub(super) fn reports_the_steps_run(run: &Run, steps: usize) -> Result<(), Failu
         return Err(Failure::new(
             EXPECTED,
             format!(
-                "after {run_of}, request {r}'s output is {:?}: {} predictions, more than the steps that ran, the rest what the history held before the run. `finish` built the outputs from `max_steps` rows of the history; a run may stop before `max_steps` (it is the most steps the decoding will be asked to run), so read and cut only the rows of the steps that ran (`self.events.len()` of them)",
+                "after {run_of}, request {r}'s output is {:?}: {} predictions, more than the steps that ran, the rest what the history held before the run. `finish` built the outputs from `max_steps` rows of the history; a run may stop before `max_steps` (it is the most steps the decoding will be asked to run), so read and cut only the rows of the steps that ran (as many as `step` was called)",
                 got.outputs[r],
                 got.outputs[r].len()
             ),
