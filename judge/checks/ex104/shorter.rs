@@ -22,11 +22,9 @@ const IDLE: Duration = Duration::from_millis(20);
 
 pub(super) fn shorter_runs_are_reported_as_they_ran(ctx: &Ctx) -> Result<(), Failure> {
     let bench = Bench::open(ctx)?;
+    let asked = "`finish` right after `Server::new`: an output per request, each empty, no log line, no step time";
     let none = unless_it_panics(|| bench.run(0, |_| Ok(()))).map_err(|panic| {
-        Failure::new(
-            "`finish` right after `Server::new`: an output per request, each empty, no log line, no step time",
-            format!("`finish` panicked: {panic}"),
-        )
+        Failure::new(asked, format!("`finish` panicked: {panic}"))
         .detail(format!(
             "a run may have no step (a server asked to stop before its first batch): then there is no step event to wait for and no history row to read, and `finish` reports what ran, nothing; wait for the stream, or for a step event only if one was recorded; {SECTION}"
         ))
@@ -35,7 +33,7 @@ pub(super) fn shorter_runs_are_reported_as_they_ran(ctx: &Ctx) -> Result<(), Fai
         && none.outputs.len() == bench.workload.config().batch;
     if !empty || !none.logs.is_empty() || !none.step_ms.is_empty() {
         return Err(Failure::new(
-            "`finish` right after `Server::new`: an output per request, each empty, no log line, no step time",
+            asked,
             format!(
                 "{} outputs ({} not empty), {} log lines, {} step times",
                 none.outputs.len(),
