@@ -2,7 +2,7 @@
 //! launches of `spin(0)` on the virtual GPU, with the trace and race
 //! checker on or off. `benches/callgrind/launch-instructions` runs it under
 //! callgrind and subtracts the virtual GPU's model of each launch from the
-//! crate's `Stream::launch`: what is left is the front end, the same code on
+//! crate's `Stream::spin`: what is left is the front end, the same code on
 //! both backends (the CUDA backend's own few steps before `cuLaunchKernel`
 //! are not in it).
 //!

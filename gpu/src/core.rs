@@ -9,12 +9,16 @@
 //! times it on the backend's CPU clock, appends the trace entry, and applies
 //! its [`Race`] effects (`apply_race`, the one place that updates the race
 //! checker). So both backends get exactly the same checks, and what a
-//! capture allows is one `match`. (Just over 400 lines with the hook of its
-//! tests: the choke point stays in one file.)
+//! capture allows is one `match`. One shape of call takes those steps
+//! without building its `Op`: a kernel launch outside a capture, most of a
+//! program's calls (`launch.rs`, checked against the whole admission in
+//! debug builds). (Just over 400 lines with the hook of its tests: the
+//! choke point stays in one file.)
 
 mod allocations;
 mod capture;
 mod entries;
+mod launch;
 mod op;
 
 pub(crate) use allocations::{AllocKind, Allocations};
@@ -226,6 +230,7 @@ impl Core {
     /// (every launch outside a capture), so they check only their views; in
     /// debug builds (every test) the whole admission runs as well, and must
     /// agree.
+    #[inline]
     fn admit(&mut self, op: &Op, mode: Mode) -> Result<Option<Box<Capture>>> {
         if self.capture.is_none() && op.blocking.is_none() && op.kind != OpKind::EndCapture {
             let admitted = self.check_views(op);
@@ -251,6 +256,7 @@ impl Core {
     }
 
     /// Checks that the memory `op`'s GPU work touches lies in live allocations.
+    #[inline]
     fn check_views(&self, op: &Op) -> Result<()> {
         for effect in op.race.iter() {
             for node in effect.gpu_accesses() {
@@ -295,12 +301,17 @@ impl Core {
     }
 
     /// Tells the race checker what a call did: the one place that updates it.
+    #[inline]
     fn apply_race(&mut self, op: &Op) {
         // With the checker off and no capture to keep nodes for, no effect
         // does anything: the common case of a device opened without checks.
-        if !self.checks.races && self.capture.is_none() {
-            return;
+        if self.checks.races || self.capture.is_some() {
+            self.apply_effects(op);
         }
+    }
+
+    /// [`Core::apply_race`]'s work, when there is any.
+    fn apply_effects(&mut self, op: &Op) {
         let (stream, site) = (op.stream, op.site);
         let on = || stream.expect("a call with an effect on its stream names the stream");
         for effect in op.race.iter() {
@@ -353,6 +364,7 @@ impl Core {
     /// clock first, which has only grown since, and a tick that no recorded
     /// access carries orders nothing, so no report changes. It still counts
     /// as a node of a graph being captured.
+    #[inline]
     fn stream_access(&mut self, stream: StreamId, node: &NodeAccess, site: CallSite) {
         let races = self.checks.races && node.ranges.any_bytes();
         match &mut self.capture {
@@ -370,6 +382,7 @@ impl Core {
         }
     }
 
+    #[inline]
     fn push(&mut self, op: &Op, start: u64, end: u64, span: Span) {
         let captured = self.on_capturing_stream(op) && op.capture_rule().records();
         self.entries.push(op, start, end, span, captured);

@@ -42,6 +42,7 @@
 //! add no node; an event recorded there cannot be queried afterwards
 //! (`CUDA_ERROR_INVALID_VALUE`).
 
+mod clock;
 mod copy;
 mod handles;
 mod launch;
@@ -61,6 +62,7 @@ use crate::error::{GpuError, Result};
 use crate::exec::{Copy, DeviceInfo, EventId, Exec, GraphId, HostId, Span};
 use crate::kernels::Kernel;
 use crate::trace::{GpuSpan, StreamId};
+use clock::CpuClock;
 use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUresult, CUstreamCaptureMode};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaGraph, CudaStream, DriverError};
@@ -69,7 +71,7 @@ use pinned::Pinned;
 use scratch::Scratch;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use timing::{Timing, ns_since};
+use timing::Timing;
 
 /// Every capture is thread-local: only this thread's unsafe calls (such as
 /// `cuMemAlloc`) are refused while it captures.
@@ -127,8 +129,8 @@ pub(crate) struct CudaExec {
     graphs: Vec<Option<Graph>>,
     /// GPU timing, when asked for at open.
     timing: Option<Timing>,
-    /// The CPU clock: `now_ns` counts from here (the end of the setup).
-    clock: Instant,
+    /// The CPU clock: `now_ns` counts from the end of the setup.
+    clock: CpuClock,
 }
 
 /// Opens device 0: creates the context (event tracking off), compiles the
@@ -145,9 +147,9 @@ pub(crate) fn open(gpu_timing: bool) -> Result<CudaExec> {
     let kernels = setup::load_kernels(&ctx, ptx)?;
     ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
     let scratch = Scratch::new()?;
-    let clock = Instant::now();
+    let clock = CpuClock::new();
     let timing = match gpu_timing {
-        true => Some(Timing::new(&ctx, clock)?),
+        true => Some(Timing::new(&ctx, clock.origin())?),
         false => None,
     };
     Ok(CudaExec {
@@ -173,7 +175,7 @@ impl Exec for CudaExec {
     }
 
     fn now_ns(&mut self) -> u64 {
-        ns_since(self.clock)
+        self.clock.now_ns()
     }
 
     fn host_work(&mut self, ns: u64) {
@@ -289,12 +291,14 @@ impl Exec for CudaExec {
     }
 
     fn sync_stream(&mut self, stream: StreamId) -> Result<()> {
+        self.parked_error("cuStreamSynchronize")?;
         self.stream(stream)
             .synchronize()
             .map_err(drv("cuStreamSynchronize"))
     }
 
     fn sync_event(&mut self, event: EventId) -> Result<()> {
+        self.parked_error("cuEventSynchronize")?;
         self.event(event)
             .synchronize()
             .map_err(drv("cuEventSynchronize"))

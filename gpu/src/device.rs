@@ -153,6 +153,7 @@ impl Device {
 
     /// The device's front end. Every public call takes its remote path
     /// first, so a proxy never gets here.
+    #[inline]
     pub(crate) fn core(&self) -> RefMut<'_, Core> {
         match &self.inner {
             Inner::Local(core) => core.borrow_mut(),

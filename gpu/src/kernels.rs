@@ -161,12 +161,14 @@ impl SumGrid {
 
 impl Kernel {
     /// The CUDA kernel's name, also the name in traces.
+    #[inline]
     pub(crate) fn name(&self) -> &'static str {
         CUDA_KERNELS[self.index()]
     }
 
     /// The CUDA kernel's position in [`CUDA_KERNELS`] (the CUDA backend
     /// keeps the loaded kernels in that order).
+    #[inline]
     pub(crate) fn index(&self) -> usize {
         match self {
             Self::Spin { .. } => 0,
@@ -186,6 +188,7 @@ impl Kernel {
 
     /// What the launch reads and writes, reads first: at most four byte
     /// ranges ([`Ranges::MAX`]), kept inline, built straight from the views.
+    #[inline]
     pub(crate) fn accesses(&self) -> Ranges {
         let r = |view: RawView| Range {
             addr: view.addr,

@@ -124,6 +124,7 @@ impl Ranges {
     }
 
     /// Whether any range has bytes in it.
+    #[inline]
     pub(crate) fn any_bytes(&self) -> bool {
         self.iter().any(|r| r.bytes > 0)
     }

@@ -29,6 +29,7 @@ pub(super) struct Entries(Vec<Entry>);
 
 impl Entries {
     /// Appends the entry of `op`, which ran from `start` to `end` on the CPU clock.
+    #[inline]
     pub(super) fn push(&mut self, op: &Op, start: u64, end: u64, span: Span, captured: bool) {
         self.0.push(Entry {
             op: op.kind,
@@ -41,6 +42,32 @@ impl Entries {
             blocking: op.blocking,
             span,
             captured,
+        });
+    }
+
+    /// Appends the entry of a launch of the kernel `name` on `stream` outside
+    /// a capture, the entry [`Entries::push`] makes of its `Op`.
+    #[inline]
+    pub(super) fn push_launch(
+        &mut self,
+        name: &'static str,
+        stream: StreamId,
+        bytes: u64,
+        site: CallSite,
+        (start, end): (u64, u64),
+        span: Span,
+    ) {
+        self.0.push(Entry {
+            op: OpKind::Launch,
+            name: Label::Static(name),
+            stream: Some(stream),
+            bytes,
+            site,
+            cpu_start_ns: start,
+            cpu_end_ns: end,
+            blocking: None,
+            span,
+            captured: false,
         });
     }
 

@@ -193,6 +193,7 @@ impl Effects {
     }
 
     /// The effects, in order.
+    #[inline]
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Race> {
         self.0.iter().flatten()
     }
@@ -234,6 +235,7 @@ pub(crate) enum Race {
 
 impl Race {
     /// The accesses of GPU work whose views must lie in live allocations.
+    #[inline]
     pub(crate) fn gpu_accesses(&self) -> &[NodeAccess] {
         match self {
             Self::Access(node) => std::slice::from_ref(node),
@@ -244,7 +246,7 @@ impl Race {
 }
 
 /// The name of a call, as errors show it.
-fn static_name(kind: OpKind) -> &'static str {
+pub(super) fn static_name(kind: OpKind) -> &'static str {
     match kind {
         OpKind::CreateStream => "new_stream",
         OpKind::CreateEvent => "new_event",

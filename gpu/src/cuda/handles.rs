@@ -76,6 +76,13 @@ impl CudaExec {
         }
     }
 
+    /// An error that cudarc parked in the context (a drop of one of its
+    /// objects that failed), reported as the error of `call`, the wait that
+    /// looks for it: a launch does not (see [`super::launch::launch`]).
+    pub(super) fn parked_error(&self, call: &'static str) -> Result<()> {
+        self.ctx.check_err().map_err(drv(call))
+    }
+
     /// The loaded function of the kernel `plan` launches.
     pub(super) fn kernel(&self, plan: &Plan) -> CUfunction {
         self.kernels

@@ -241,15 +241,16 @@ fn grid_x(name: &str, blocks: u64) -> Result<u32> {
 /// The context is not bound first: the backend binds it at open on the
 /// device's one thread, and nothing in the crate binds another. Should the
 /// driver find no context current all the same, the launch binds it and
-/// tries once more. Like cudarc's own launches, it first reports an error
-/// that a drop parked in the context.
+/// tries once more. An error that a drop parked in the context is not
+/// looked for here (cudarc's own launches do, with an atomic swap on every
+/// launch) but at the next wait for a stream or an event, and at every call
+/// of cudarc that binds the context.
 pub(super) fn launch(
     ctx: &CudaContext,
     stream: CUstream,
     function: CUfunction,
     plan: &mut Plan,
 ) -> Result<()> {
-    ctx.check_err().map_err(drv("cuLaunchKernel"))?;
     match submit(stream, function, plan) {
         Err(DriverError(CUresult::CUDA_ERROR_INVALID_CONTEXT)) => {
             ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;

@@ -31,6 +31,7 @@
 //! kernel filled it and blocked the CPU until the kernel ended, where 1000
 //! untimed ones did not.
 
+use super::clock::ns_since;
 use super::drv;
 use crate::error::Result;
 use crate::trace::GpuSpan;
@@ -254,9 +255,4 @@ impl Timing {
 pub(super) fn new_event(ctx: &Arc<CudaContext>) -> Result<CudaEvent> {
     ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
         .map_err(drv("cuEventCreate"))
-}
-
-/// Nanoseconds on `clock`.
-pub(super) fn ns_since(clock: Instant) -> u64 {
-    u64::try_from(clock.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }

@@ -1,14 +1,12 @@
 //! Kernel launches: one method per kernel of the library.
 
 use super::Stream;
-use crate::core::{NodeAccess, Op, Race};
 use crate::decoder::Decoder;
 use crate::elem::{AsView, Elem, Scalar, View};
 use crate::error::{GpuError, Result};
 use crate::kernels::Kernel;
-use crate::label::Label;
 use crate::remote::What;
-use crate::trace::{CallSite, OpKind, StreamId};
+use crate::trace::{CallSite, StreamId};
 use std::time::Duration;
 
 fn check(
@@ -35,16 +33,7 @@ impl Stream {
         if let Some(remote) = self.device.proxy() {
             return remote.call(site, remote_launch(self.id, kernel));
         }
-        let name = kernel.name();
-        let ranges = kernel.accesses();
-        let bytes = ranges.iter().map(|r| r.bytes).sum();
-        // Built in place: the by-value builders copy the whole call at each step.
-        let mut op = Op::new(OpKind::Launch, name, site);
-        op.stream = Some(self.id);
-        op.bytes = bytes;
-        op.add_race(Race::Access(NodeAccess::new(ranges, Label::Kernel(name))));
-        let stream = self.id;
-        self.enqueue(&op, |exec| exec.launch(stream, &kernel))
+        self.device.core().launch(self.id, &kernel, site)
     }
 
     /// A kernel that busy-waits on the GPU for `duration` (`%globaltimer`).
