@@ -280,10 +280,17 @@ mod tests {
         };
         let counter = clock.counter.as_mut().expect("on the counter");
         counter.scale = counter.scale.map(|s| s * 1.05);
-        std::thread::sleep(Duration::from_micros(200));
-        let ns = clock.now_ns();
-        assert!(!clock.on_counter(), "a 5% wrong scale went unnoticed");
-        assert!(ns.abs_diff(ns_since(clock.origin())) < 1_000_000);
+        // The next anchor that is taken (an interrupted one is skipped, and
+        // the H200's host skipped one) finds the extrapolation 5% off.
+        for _ in 0..100 {
+            std::thread::sleep(Duration::from_micros(200));
+            let ns = clock.now_ns();
+            assert!(ns.abs_diff(ns_since(clock.origin())) < 1_000_000);
+            if !clock.on_counter() {
+                return;
+            }
+        }
+        panic!("a 5% wrong scale went unnoticed over 100 anchors");
     }
 
     #[test]
