@@ -1,7 +1,7 @@
 //! What one launch of an empty kernel costs the CPU, and how much of that is
 //! the `gpu` crate's bookkeeping: cudarc's result layer, cudarc's
 //! `launch_builder`, and the crate's `spin(0)` with its trace and race
-//! checker on and off, 30 rounds of 200 launches each, pair by pair; three
+//! checker on and off, 120 rounds of 200 launches each, pair by pair; three
 //! runs of that, one after the other, with the ratio the book quotes per run.
 //!
 //! ```text
@@ -25,6 +25,7 @@ fn main() -> Result<()> {
     };
     let bench = LaunchBench {
         backend,
+        rounds: launch_overhead::ROUNDS,
         ..LaunchBench::default()
     };
     let runs = (0..launch_overhead::RUNS)

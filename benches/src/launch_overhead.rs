@@ -33,6 +33,14 @@ const RATIOS: [(LaunchWay, LaunchWay, &str); 4] = [
     ),
 ];
 
+/// Rounds of 200 launches of each way in a run. A run's ratio is the median
+/// of its rounds' ratios, which spread a tenth and more either side on the
+/// H200 (the min–max in each table), so the median of 30 rounds moved from
+/// run to run by as much as the gap between the ratio and its goal (all
+/// 1.06x in one run, 1.08x–1.10x in the next, of the same launch code); the
+/// median of four times as many moves about half as much.
+pub const ROUNDS: usize = 120;
+
 /// How many times the example measures the table, one run after the other
 /// in one process: a machine's state moves between runs, so a claim about
 /// the ratio holds only if it holds in each.
