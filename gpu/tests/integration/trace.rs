@@ -68,8 +68,8 @@ fn the_trace_of_a_program_is_stable() {
                 .map(|s| format!("s{s}"))
                 .unwrap_or_else(|| "--".into());
             format!(
-                "{:>2} {:<2} {:<24} cpu {:>8}..{:>8} {gpu}{blocking} line {}",
-                e.seq, stream, e.name, e.cpu_start_ns, e.cpu_end_ns, e.site.line
+                "{:>2} {:<2} {:<24} {:>7} B cpu {:>8}..{:>8} {gpu}{blocking} line {}",
+                e.seq, stream, e.name, e.bytes, e.cpu_start_ns, e.cpu_end_ns, e.site.line
             )
         })
         .collect();
