@@ -22,6 +22,12 @@
 //! races, sync debug mode): those calls panic on a proxy, naming the call.
 
 mod call;
+// The heap's count for the judge's checker: a global allocator, an unsafe
+// trait, forwarded to the system's (each block with its `// SAFETY:` line);
+// with the CUDA backend, the only modules of the crate that allow `unsafe`.
+#[allow(unsafe_code)]
+mod counted;
+mod guard;
 mod link;
 mod proxy;
 
@@ -30,6 +36,10 @@ pub mod host;
 
 pub use call::Call;
 pub(crate) use call::What;
+pub use counted::{Counted, live_bytes};
+pub use guard::{
+    LONGEST_CALL, Limits, Refusal, Stop, TRACE_ENTRIES, heap_fits, limits, set_limits,
+};
 pub use link::{Frame, Link, MAX_FRAME};
 pub use proxy::LINK_LOST;
 pub(crate) use proxy::Proxy;

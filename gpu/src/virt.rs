@@ -148,15 +148,19 @@ impl VirtualGpu {
     }
 
     /// Spend `ns` of CPU time in a call, then apply what the GPU finished meanwhile.
+    ///
+    /// Every sum of the model's clocks saturates, in every build: a clock
+    /// never wraps, so it never runs backwards (the arguments that reach
+    /// here are bounded first, `remote::guard`, so none comes near).
     fn spend(&mut self, ns: u64) {
-        self.cpu += ns;
+        self.cpu = self.cpu.saturating_add(ns);
         self.settle();
     }
 
     /// Block the CPU until `time` (if later than now), then settle.
     fn wait_until(&mut self, time: u64) {
         if time > self.cpu {
-            self.cpu = time + self.cal.wake_ns;
+            self.cpu = time.saturating_add(self.cal.wake_ns);
         }
         self.settle();
     }
@@ -231,7 +235,7 @@ impl VirtualGpu {
             Engine::DeviceToHost => self.d2h_free,
         };
         let start = self.cpu.max(after).max(engine_free);
-        let end = start + duration.max(1);
+        let end = start.saturating_add(duration.max(1));
         match engine {
             Engine::Compute => {}
             Engine::HostToDevice => self.h2d_free = end,
@@ -257,15 +261,15 @@ impl VirtualGpu {
             // partial sums (at most 4 KiB), a short chain of dependent
             // steps, are taken to cost what the smallest kernel costs.
             let read = src.bytes() as f64 / self.cal.sum_bytes_per_ns;
-            return pad_ns + min + read as u64;
+            return pad_ns.saturating_add(min).saturating_add(read as u64);
         }
         let work = kernel.bytes_touched() as f64 / self.cal.hbm_bytes_per_ns
             + kernel.flops() as f64 / self.cal.flops_per_ns;
-        (kernel.pad_ns() + work as u64).max(min)
+        kernel.pad_ns().saturating_add(work as u64).max(min)
     }
 
     fn copy_ns(bytes: usize, bytes_per_ns: f64) -> u64 {
-        (bytes as f64 / bytes_per_ns) as u64 + 1_000
+        ((bytes as f64 / bytes_per_ns) as u64).saturating_add(1_000)
     }
 
     /// How long `node` runs: in a graph, the smallest kernel costs less.

@@ -14,6 +14,7 @@
 //! further from the handles they look up.
 
 use super::call::{Call, Description, What};
+use super::guard::{self, Limits, Refusal, Stop};
 use super::{DecoderRef, DeviceRef, PinnedRef, StreamRef};
 use crate::decoder::Decoder;
 use crate::device::Device;
@@ -73,6 +74,8 @@ struct Entry {
     /// Decoders, with whether the learner made them (and may drop them).
     decoders: HashMap<u32, (Decoder, bool)>,
     next_decoder: u32,
+    /// Bytes of the learner's own pinned buffers.
+    pinned_bytes: u64,
 }
 
 impl Entry {
@@ -87,6 +90,7 @@ impl Entry {
             graphs: HashMap::new(),
             decoders: HashMap::new(),
             next_decoder: 1,
+            pinned_bytes: 0,
         }
     }
 }
@@ -186,10 +190,27 @@ pub fn reset() {
 }
 
 /// Makes `call` on the judge's device and returns its answer, encoded for
-/// the learner's process (a `Result` of the call's type).
-pub fn serve(call: Call) -> Vec<u8> {
+/// the learner's process (a `Result` of the call's type); or why it made
+/// none ([`Stop`]): a call that the real one would not take, or one past
+/// this thread's [`Limits`], is refused, and a panic
+/// of the judge's own code while making it is caught and reported as the
+/// judge's fault. Nothing a call carries can make this panic or abort.
+pub fn serve(call: Call) -> Result<Vec<u8>, Stop> {
     let Call { device, site, what } = call;
-    crate::trace::with_site(site, || with_host(|host| host.serve(device, site, what)))
+    super::guard::check(&what, site)?;
+    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::trace::with_site(site, || with_host(|host| host.serve(device, site, what)))
+    }));
+    made.unwrap_or_else(|payload| Err(Stop::Fault(panic_message(payload.as_ref()))))
+}
+
+/// The message of a caught panic.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_string()))
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 fn encode<T: Serialize>(result: Result<T>) -> Vec<u8> {
@@ -205,15 +226,60 @@ fn view<T: Elem>(raw: RawView) -> View<T> {
 }
 
 impl Host {
-    fn serve(&mut self, device: u32, site: CallSite, what: What) -> Vec<u8> {
+    fn serve(&mut self, device: u32, site: CallSite, what: What) -> Result<Vec<u8>, Stop> {
         let Some(entry) = self.entries.get_mut(device as usize) else {
-            return encode::<()>(Err(unknown("a device call", site)));
+            return Ok(encode::<()>(Err(unknown("a device call", site))));
         };
-        entry.serve(site, what)
+        let limits = guard::limits();
+        entry.within(&limits, site)?;
+        let asked = guard::bytes_asked(&what);
+        let held = entry.held();
+        if held.saturating_add(asked) > limits.memory {
+            return Ok(encode::<()>(Err(GpuError::OutOfMemory {
+                op: guard::op(&what),
+                requested: asked,
+                capacity: limits.memory.saturating_sub(held),
+                site,
+            })));
+        }
+        Ok(entry.serve(site, what))
     }
 }
 
 impl Entry {
+    /// Bytes the judge's process holds now: its heap, where it counts it,
+    /// and the pinned memory of this device's learner buffers where that
+    /// is not on the heap (the CUDA driver's).
+    fn held(&self) -> u64 {
+        let heap = super::counted::live_bytes().unwrap_or(0);
+        let pinned = match self.device.backend() {
+            crate::BackendKind::Cuda => self.pinned_bytes,
+            _ => 0,
+        };
+        heap.saturating_add(pinned)
+    }
+
+    /// Refuses a call once the check's trace is full, or once the judge
+    /// holds more for this submission than its memory limit.
+    fn within(&self, limits: &Limits, site: CallSite) -> Result<(), Stop> {
+        let refuse = |message: String| Err(Stop::Refused(Refusal { message, site }));
+        if self.device.core().trace_len() >= limits.trace_entries {
+            return refuse(format!(
+                "this check's device has traced {} calls, the most one check may make; a step that makes this many calls loops without end or makes a call per element: make one call per batch, and end the loop",
+                limits.trace_entries
+            ));
+        }
+        let held = self.held();
+        if held > limits.memory {
+            return refuse(format!(
+                "the judge holds {} for this check's calls, past the submission's memory limit of {} (`--memory-limit`); drop the buffers, pinned buffers and events you no longer need",
+                guard::mib(held),
+                guard::mib(limits.memory)
+            ));
+        }
+        Ok(())
+    }
+
     fn stream(&self, id: StreamId, op: &'static str, site: CallSite) -> Result<&Stream> {
         self.streams.get(&id).ok_or_else(|| unknown(op, site))
     }
@@ -376,7 +442,8 @@ impl Entry {
             ),
             What::WritePinned { host, data } => encode(self.write_pinned(host, &data, site)),
             What::DropPinned { host } => {
-                if matches!(self.pinned.get(&host), Some(Pinned::Own(_))) {
+                if let Some(Pinned::Own(buffer)) = self.pinned.get(&host) {
+                    self.pinned_bytes = self.pinned_bytes.saturating_sub(4 * buffer.len() as u64);
                     self.pinned.remove(&host);
                 }
                 encode(Ok(()))
@@ -432,6 +499,7 @@ impl Entry {
 
     fn alloc_pinned(&mut self, len: usize) -> Result<HostId> {
         let buffer = self.device.alloc_pinned::<u32>(len)?;
+        self.pinned_bytes = self.pinned_bytes.saturating_add(4 * len as u64);
         let host = buffer.host();
         self.pinned.insert(host, Pinned::Own(buffer));
         Ok(host)

@@ -39,7 +39,9 @@ impl Exec for VirtualGpu {
 
     fn malloc_async(&mut self, stream: StreamId, bytes: usize) -> Result<u64> {
         self.spend(self.cal.pool_alloc_ns);
-        let fits = self.in_use() + Pool::rounded(bytes) as u64 <= self.cal.total_memory;
+        let rounded = Pool::rounded(bytes);
+        let fits = self.in_use().saturating_add(rounded as u64) <= self.cal.total_memory
+            && super::memory::heap_fits(rounded);
         let (addr, fresh) = self
             .pool
             .alloc(bytes, stream, self.cpu, fits)
@@ -68,13 +70,15 @@ impl Exec for VirtualGpu {
 
     fn malloc_segment(&mut self, bytes: usize) -> Result<u64> {
         self.spend(self.cal.segment_alloc_ns);
-        if self.in_use() + bytes as u64 > self.cal.total_memory {
+        if self.in_use().saturating_add(bytes as u64) > self.cal.total_memory {
             return Err(self.out_of_memory("alloc_segment", bytes as u64));
         }
         let addr = self.next_segment;
+        self.mem
+            .try_add_device(addr, bytes)
+            .ok_or_else(|| self.out_of_memory("alloc_segment", bytes as u64))?;
         self.next_segment += (bytes as u64).div_ceil(SEGMENT_ALIGN).max(1) * SEGMENT_ALIGN;
         self.segments.insert(addr, bytes);
-        self.mem.add_device(addr, bytes);
         Ok(addr)
     }
 
@@ -88,7 +92,9 @@ impl Exec for VirtualGpu {
 
     fn alloc_pinned(&mut self, bytes: usize) -> Result<HostId> {
         self.spend(self.cal.pinned_alloc_ns);
-        Ok(self.mem.add_pinned(bytes))
+        self.mem
+            .add_pinned(bytes)
+            .ok_or_else(|| self.out_of_memory("alloc_pinned", bytes as u64))
     }
 
     fn free_pinned(&mut self, host: HostId) -> Result<()> {

@@ -23,12 +23,21 @@ impl Memory {
         self.device.remove(&addr);
     }
 
-    /// Adds a zeroed pinned buffer.
-    pub(super) fn add_pinned(&mut self, bytes: usize) -> HostId {
+    /// Adds a zeroed pinned buffer; `None` when this process cannot hold
+    /// its bytes (the caller's out-of-memory error, never an abort).
+    pub(super) fn add_pinned(&mut self, bytes: usize) -> Option<HostId> {
+        let data = zeroed(bytes)?;
         let id = self.next_pinned;
         self.next_pinned += 1;
-        self.pinned.insert(id, vec![0; bytes]);
-        HostId(id)
+        self.pinned.insert(id, data);
+        Some(HostId(id))
+    }
+
+    /// Adds a zeroed device allocation at `addr`, as [`Memory::add_device`]
+    /// does; `None` when this process cannot hold its bytes.
+    pub(super) fn try_add_device(&mut self, addr: u64, bytes: usize) -> Option<()> {
+        self.device.insert(addr, zeroed(bytes)?);
+        Some(())
     }
 
     /// Removes a pinned buffer.
@@ -157,4 +166,31 @@ impl KernelMemory for Memory {
     fn write(&mut self, addr: u64, data: &[u8]) {
         self.write_device(addr, data);
     }
+}
+
+/// `bytes` zeroes, or `None` when the allocator cannot give them: the
+/// sizes a learner's call asks for are its own, so asking for them must
+/// fail like a driver's allocation, not abort the process that serves it.
+fn zeroed(bytes: usize) -> Option<Vec<u8>> {
+    if !heap_fits(bytes) {
+        return None;
+    }
+    let mut data = Vec::new();
+    data.try_reserve_exact(bytes).ok()?;
+    data.resize(bytes, 0);
+    Some(data)
+}
+
+/// Whether the process may hold `bytes` more: the judge's checker holds
+/// its device memory for a submission within that submission's limit
+/// ([`crate::remote::heap_fits`]); elsewhere, always.
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) fn heap_fits(bytes: usize) -> bool {
+    crate::remote::heap_fits(bytes as u64)
+}
+
+/// No judge's limit in a browser.
+#[cfg(target_arch = "wasm32")]
+pub(super) fn heap_fits(_: usize) -> bool {
+    true
 }

@@ -42,7 +42,7 @@ impl Pool {
 
     /// The size a request of `bytes` occupies.
     pub(super) fn rounded(bytes: usize) -> usize {
-        bytes.max(1).div_ceil(GRANULE) * GRANULE
+        bytes.max(1).div_ceil(GRANULE).saturating_mul(GRANULE)
     }
 
     /// Bytes the pool holds, in use or cached.

@@ -117,7 +117,9 @@ fn run_remotely(stream: &Stream, batch: &PinnedBuffer<f32>) -> Result<Vec<f32>> 
     let link = Link::new(ours).unwrap();
     loop {
         match link.recv().unwrap() {
-            Frame::Gpu(call) => link.send(&Frame::GpuReply(host::serve(call))).unwrap(),
+            Frame::Gpu(call) => link
+                .send(&Frame::GpuReply(host::serve(call).unwrap()))
+                .unwrap(),
             Frame::Harness(_) => break,
             Frame::GpuReply(_) => panic!("an answer from the learner's side"),
         }
@@ -193,7 +195,8 @@ fn a_handle_the_judge_never_handed_over_is_foreign() {
     });
     let link = Link::new(ours).unwrap();
     while let Frame::Gpu(call) = link.recv().unwrap() {
-        link.send(&Frame::GpuReply(host::serve(call))).unwrap();
+        link.send(&Frame::GpuReply(host::serve(call).unwrap()))
+            .unwrap();
     }
     let err = learner.join().unwrap().unwrap_err();
     assert!(err.contains("mixes handles"), "{err}");
@@ -213,7 +216,8 @@ fn learner_code_cannot_read_the_device_s_record() {
     });
     let link = Link::new(ours).unwrap();
     while let Ok(Frame::Gpu(call)) = link.recv() {
-        link.send(&Frame::GpuReply(host::serve(call))).unwrap();
+        link.send(&Frame::GpuReply(host::serve(call).unwrap()))
+            .unwrap();
     }
     let payload = learner.join().unwrap_err();
     let message = payload.downcast_ref::<String>().unwrap();
