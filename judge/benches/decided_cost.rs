@@ -4,9 +4,11 @@
 //! the virtual GPU with the judge's cache warm, the verdicts decided in the
 //! judge's checker with the student's code in an agent (the default) and
 //! in the student's process (`--in-process`, the way before), the two
-//! alternating round by round; then each class graded again (nothing to
-//! compile). Then a learner's warm `judge run 105`, each way: with nothing
-//! changed, and after a one-line change of the crate (a fresh build of it).
+//! alternating round by round; then each class graded again (since a
+//! submission's scratch folder goes when its grading ends, its crates are
+//! built again from the shared cache, without its dependencies). Then a
+//! learner's warm `judge run 105`, each way: with nothing changed, and
+//! after a one-line change of the crate (a fresh build of it).
 //! Prints the times of an exercise each way, median and least, and the
 //! ratios (target: under 1.25 for a graded exercise). A benchmark, not a
 //! test: `cargo bench -p judge --bench decided_cost [-- ROUNDS [SUBMISSIONS]]`
@@ -70,7 +72,11 @@ fn main() {
         }
     }
     report("graded, built and run", &mut outside.0, &mut inside.0);
-    report("graded again (no compiling)", &mut outside.1, &mut inside.1);
+    report(
+        "graded again (the submission's crates built again from the shared cache: its scratch goes when its grading ends)",
+        &mut outside.1,
+        &mut inside.1,
+    );
     warm_runs(workspace, rounds.max(3));
     println!("load average at the end: {}", load());
     forget(workspace, &scratch);

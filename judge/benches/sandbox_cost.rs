@@ -121,7 +121,7 @@ impl Times {
     fn report(mut self) {
         let kinds = [
             ("built and run", 0usize),
-            ("graded again (no compiling)", 1),
+            ("graded again (crates built again from the shared cache)", 1),
         ];
         for (what, kind) in kinds {
             let pick = |t: &mut (Vec<f64>, Vec<f64>)| -> (f64, f64, usize) {

@@ -16,7 +16,7 @@
 //! or write a snapshot. In grade mode the harness reads a read-only copy of
 //! the suite's snapshots ([`insta::Snapshots`]).
 //!
-//! Just over 400 lines: starting a run, waiting for it and reading its
+//! Under 500 lines: starting a run, waiting for it and reading its
 //! channel are one protocol, and its parts read best together.
 
 mod insta;
@@ -170,7 +170,7 @@ fn attempt(
     // The agents' control groups (one scope for every agent the checker
     // starts) live until the run has ended; dropping them ends whatever
     // an agent left behind.
-    let (lockdown, agent, _agent_scope) = match &spec.agent {
+    let (lockdown, agent, agent_scope) = match &spec.agent {
         None => (spec.sandbox.lockdown(&grant), None, None),
         Some(agent) => {
             let (launch, scope) = agent_launch(spec, agent, &grant)?;
@@ -185,31 +185,72 @@ fn attempt(
         snapshots: Some(snapshots.folder.clone()),
         seed: spec.seed,
         lockdown,
+        memory_limit: agent.as_ref().map(|_| spec.sandbox.config().limits.memory),
         agent,
     };
-    let (mut child, channel, _scope) = spawn(spec, &setup, &grant)?;
+    let (mut child, channel, _scope) = spawn(spec, &setup, &grant, agent_scope.as_ref())?;
     let (out, err) = (
         drain(child.stdout.take(), OUTPUT_LIMIT),
         drain(child.stderr.take(), OUTPUT_LIMIT),
     );
     let ended = wait(&mut child, deadline)?;
-    let output = [collect(out), collect(err)].concat();
+    // A checker's own standard error is the judge's log, never the
+    // learner's output: its agents write both their streams on its standard
+    // output, which is the learner's.
+    let output = match spec.agent {
+        Some(_) => {
+            log_checker(&collect(err));
+            collect(out)
+        }
+        None => [collect(out), collect(err)].concat(),
+    };
     append_output(&mut run.output, &output);
     let in_flight = read_events(&collect(channel), &nonce, run);
     let _ = std::fs::remove_dir_all(&home);
     if let Some(check) = in_flight {
-        let outcome = match &ended {
-            Ended::TimedOut => Outcome::TimedOut {
+        let outcome = match (&ended, &agent_scope) {
+            (Ended::TimedOut, _) => Outcome::TimedOut {
                 limit_s: spec.timeout.as_secs_f64(),
             },
-            Ended::Died(how) => Outcome::Crashed { how: how.clone() },
-            Ended::Finished => Outcome::Crashed {
+            (_, Some(scope)) if crate::sandbox::cgroup::memory_kills(&scope.dirs()) > 0 => {
+                Outcome::Crashed {
+                    how: crate::sandbox::cgroup::memory_message(
+                        spec.sandbox.config().limits.memory,
+                    ),
+                }
+            }
+            (Ended::Died(how), _) if spec.agent.is_some() => checker_failed(how),
+            (Ended::Finished, _) if spec.agent.is_some() => {
+                checker_failed("it exited in the middle of the check")
+            }
+            (Ended::Died(how), _) => Outcome::Crashed { how: how.clone() },
+            (Ended::Finished, _) => Outcome::Crashed {
                 how: "the process exited in the middle of the check".into(),
             },
         };
         run.outcomes.insert(check, (outcome, 0.0));
     }
     Ok(ended)
+}
+
+/// Prints what a checker wrote on its standard error (the judge's code
+/// alone: a panic's report, an allocator's abort) on the judge's, for the
+/// instructor's log.
+fn log_checker(text: &str) {
+    if !text.trim().is_empty() {
+        eprintln!("judge: the checker said:\n{}", text.trim_end());
+    }
+}
+
+/// The outcome of a check during which the checker (the judge's own code,
+/// which runs none of the learner's) ended: the judge's failure, with what
+/// it printed for the instructor's log (the judge's standard error).
+fn checker_failed(how: &str) -> Outcome {
+    eprintln!("judge: the checker ended during a check ({how})");
+    Outcome::JudgeFailed {
+        message: format!("the judge's checker ended: {how}"),
+        log: String::new(),
+    }
 }
 
 /// What a run of `spec`'s learner code may use in the sandbox: a harness,
@@ -274,6 +315,7 @@ fn spawn(
     spec: &RunSpec,
     setup: &Setup,
     grant: &Grant,
+    agent_scope: Option<&Scope>,
 ) -> Result<(Child, Receiver<String>, Option<Scope>)> {
     use std::os::unix::process::CommandExt;
     let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
@@ -289,7 +331,7 @@ fn spawn(
     };
     // The command (which holds the harness's end of the channel) is dropped
     // once spawned, so that the channel ends when the harness does.
-    let child = command
+    let mut child = command
         .current_dir(&grant.home)
         .process_group(0)
         .stdin(Stdio::from(OwnedFd::from(theirs)))
@@ -297,6 +339,16 @@ fn spawn(
         .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot start the harness `{}`", spec.binary.display()))?;
+    // The checker joins its agents' control groups before it reads its
+    // setup, so before it starts any: what it holds and spends for them is
+    // the submission's. Without them it runs as before, under the judge's.
+    if let Some(scope) = agent_scope
+        && let Err(e) = scope.take_in(child.id())
+    {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(e).context("cannot move the checker into the submission's control group");
+    }
     let mut line = serde_json::to_string(setup).expect("a setup serializes");
     line.push('\n');
     let _ = ours.write_all(line.as_bytes());
@@ -420,6 +472,9 @@ fn read_events(text: &str, nonce: &str, run: &mut Execution) -> Option<String> {
                 ..
             } => {
                 in_flight = None;
+                if let Outcome::JudgeFailed { message, log } = &outcome {
+                    eprintln!("judge: the checker failed in check `{check}`: {message}\n{log}");
+                }
                 run.outcomes
                     .insert(check, (crate::text::clean_outcome(outcome), seconds));
             }

@@ -18,7 +18,9 @@
 //! check suite, a harness missing from a prebuilt index), grading stops with
 //! an error, and the results file keeps the exercises finished, the others
 //! marked `pending` in every format and `complete` false, so that a broken
-//! run is not mistaken for a student's zero.
+//! run is not mistaken for a student's zero. A student's own results file
+//! (Gradescope's, one per submission of a class) is named by the judge, and
+//! one that cannot be written is that student's error: the class goes on.
 //!
 //! What happens is reported through [`GradeEvent`]s to a function the
 //! caller gives; `judge grade` prints them.
@@ -60,7 +62,7 @@ pub(crate) enum Format {
     /// JUnit XML: a test suite per exercise, a test case per check (default file `grade.xml`).
     Junit,
     /// Gradescope's `results.json` (default `results.json`; with `--class`, a
-    /// folder, default `results/`, with one `NAME.json` per submission).
+    /// folder, default `results/`, with one file per submission, named by the judge).
     Gradescope,
 }
 
@@ -164,7 +166,7 @@ pub(crate) fn grade(
         count: grading.submissions.len(),
         shard,
     });
-    plan.sink.save_all(&grading)?;
+    plan.sink.save_all(&mut grading)?;
     let budget = match plan.budget {
         Budget::Given(budget) => {
             events(GradeEvent::Budget {
@@ -182,25 +184,30 @@ pub(crate) fn grade(
             measured.budget
         }
     };
-    plan.sink.save_all(&grading)?;
+    plan.sink.save_all(&mut grading)?;
     for current in 0..grading.submissions.len() {
         let submission = &grading.submissions[current].submission;
         if !submission.dir.join("exercises").is_dir() {
             events(GradeEvent::NoExercises(submission));
         }
-        grade_submission(
+        let graded = grade_submission(
             course,
             &mut grading,
             current,
             (plan, budget),
             cache.as_ref(),
-        )?;
+        );
+        // Its scratch folder goes now, graded or not: a class takes the
+        // disk of one submission at a time.
+        let submission = &grading.submissions[current].submission;
+        submission.remove_scratch(course)?;
+        graded?;
         seal.check(course, &grading.submissions[current].submission.name)?;
         plan.sink.save_class(&grading)?;
         events(GradeEvent::Graded(&grading.submissions[current]));
     }
     grading.complete = true;
-    plan.sink.save_all(&grading)?;
+    plan.sink.save_all(&mut grading)?;
     plan.sink.save_class(&grading)?;
     events(GradeEvent::Finished(plan.sink.written()));
     Ok(grading)

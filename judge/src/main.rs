@@ -26,7 +26,8 @@
 //!  fresh                            binary; make a known-wrong variant;
 //!                                   whether a checker is built already
 //!  intake      scratch  report      what the judge takes of a student's crate;
-//!                                   scratch copies; the report of one exercise
+//!  reclaim                          scratch copies; the report of one exercise;
+//!                                   what a failed build wrote, taken back
 //!  sandbox                          the layers around every build and run of
 //!                                   student code, and the launcher
 //!  course  manifest  progress  role  files  text  starter  book  listing
@@ -59,6 +60,7 @@ mod listing;
 mod manifest;
 mod prebuilt;
 mod progress;
+mod reclaim;
 mod rehearsal;
 mod report;
 mod role;

@@ -303,6 +303,8 @@ pub(crate) fn build_all(
                 index.record(entry)?;
             }
         }
+        // Its binaries are copied out: its scratch folder goes.
+        submission.remove_scratch(course)?;
     }
     Ok(Counts {
         built: index.count(Status::Built),

@@ -203,7 +203,15 @@ pub(crate) fn describe(outcome: &Outcome) -> String {
         }
         Outcome::Crashed { how } => format!("the process died during this check: {how}"),
         Outcome::NotRun => "not run: the time limit had passed".into(),
+        Outcome::JudgeFailed { message, .. } => judge_failed(message),
     }
+}
+
+/// What a check whose judge failed says: whose failure it is, and what to do.
+pub(crate) fn judge_failed(message: &str) -> String {
+    format!(
+        "the judge failed during this check, not your code ({message}); no verdict was reached, so it earns no points yet: run it again, and if it fails again tell your instructor, whose judge log has the details"
+    )
 }
 
 /// What a failed check says happened and why: its outcome without the
@@ -341,6 +349,7 @@ fn render_check(
             out,
             "      did not finish within the exercise's {limit_s:.0} s limit (an endless loop, or a wait that never ends?)"
         )?,
+        Outcome::JudgeFailed { message, .. } => writeln!(out, "      {}", judge_failed(message))?,
         Outcome::Crashed { how } => {
             writeln!(out, "      the process died during this check: {how}")?
         }

@@ -10,7 +10,10 @@
 //! A submission's scratch folder holds everything its builds use and write:
 //! the crates the judge takes from it ([`crate::intake`]), the generated
 //! harnesses (`harness/`), its own target folder (`target/`, a copy of the
-//! judge's cache, [`crate::cache`]) and the builds' home (`home/`).
+//! judge's cache, [`crate::cache`]) and the builds' home (`home/`). It
+//! lasts as long as the submission's grading (or its builds, `judge
+//! build`): then it is removed ([`Submission::remove_scratch`]), so that a
+//! class takes the disk of the submissions graded at once, whatever its size.
 
 mod shard;
 
@@ -58,10 +61,9 @@ pub(crate) struct Submission {
 
 impl Submission {
     /// Where the judge copies this submission's crates: one folder per
-    /// course and submission path, stable across runs (so that builds are
-    /// incremental), named by the judge (a hash of the two paths), never
-    /// after the student: whatever the submission folder is called, its
-    /// scratch folder's name fits the file system.
+    /// course and submission path, named by the judge (a hash of the two
+    /// paths), never after the student: whatever the submission folder is
+    /// called, its scratch folder's name fits the file system.
     pub(crate) fn scratch_dir(&self, course: &Course) -> Result<PathBuf> {
         let paths = [course.root.as_os_str(), self.dir.as_os_str()];
         let bytes: Vec<u8> = paths
@@ -71,6 +73,18 @@ impl Submission {
             .collect();
         let hash = &crate::files::sha256_hex(&bytes)[..16];
         Ok(scratch::folder(course, "grade")?.join(hash))
+    }
+
+    /// Removes this submission's scratch folder, once its grading or its
+    /// builds have ended: nothing in it is used again (grading it again
+    /// starts from the judge's cache, and rebuilds its crates alone).
+    pub(crate) fn remove_scratch(&self, course: &Course) -> Result<()> {
+        let dir = self.scratch_dir(course)?;
+        match std::fs::remove_dir_all(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e)
+                .with_context(|| format!("cannot remove the scratch folder `{}`", dir.display())),
+            _ => Ok(()),
+        }
     }
 }
 

@@ -86,6 +86,12 @@ pub(crate) fn clean_outcome(outcome: judge_harness::Outcome) -> judge_harness::O
             location,
         },
         Outcome::Crashed { how } => Outcome::Crashed { how: clean(&how) },
+        // The log is the instructor's (the judge printed it on its own
+        // standard error when it read it): no result keeps it.
+        Outcome::JudgeFailed { message, log: _ } => Outcome::JudgeFailed {
+            message: clean(&message),
+            log: String::new(),
+        },
         other @ (Outcome::Passed | Outcome::TimedOut { .. } | Outcome::NotRun) => other,
     }
 }
@@ -93,6 +99,24 @@ pub(crate) fn clean_outcome(outcome: judge_harness::Outcome) -> judge_harness::O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_judges_log_is_kept_out_of_every_result() {
+        let read = judge_harness::Outcome::JudgeFailed {
+            message: "the judge's checker ended".into(),
+            log: "at gpu/src/virt/memory.rs:58\nstack backtrace: ...".into(),
+        };
+        let kept = clean_outcome(read);
+        assert_eq!(
+            kept,
+            judge_harness::Outcome::JudgeFailed {
+                message: "the judge's checker ended".into(),
+                log: String::new(),
+            }
+        );
+        let json = serde_json::to_string(&kept).unwrap();
+        assert!(!json.contains("log"), "{json}");
+    }
 
     #[test]
     fn paths_into_scratch_copies_become_the_students_own() {

@@ -37,13 +37,29 @@ pub struct AgentGone {
     pub why: String,
 }
 
+/// The payload of the panic that ends a check whose learner code made a
+/// device call the judge refused ([`gpu::remote::Refusal`]): an argument
+/// no real call takes, a call past the check's trace or the submission's
+/// memory. The runner reports it as the learner's error at its line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRefused(pub gpu::remote::Refusal);
+
+/// The payload of the panic that ends a check whose device call made the
+/// judge's own code fail: the runner reports it as the judge's failure,
+/// not the learner's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeFault {
+    /// The panic's message and where the judge's code was.
+    pub message: String,
+}
+
 /// `f`'s value, or the message and place of the learner's panic in it: for
 /// a check that tells a panic on an input it chose (no batch, no timed run)
 /// by that input's rule rather than by the panic alone. A gone agent still
 /// ends the check as it would have.
 pub fn unless_it_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
-        if payload.is::<AgentGone>() {
+        if payload.is::<AgentGone>() || payload.is::<CallRefused>() || payload.is::<JudgeFault>() {
             std::panic::resume_unwind(payload);
         }
         if let Some(p) = payload.downcast_ref::<LearnerPanic>() {
@@ -135,7 +151,7 @@ fn serve_until_answer(link: &Link, callback: &mut dyn FnMut(&[u8]) -> Vec<u8>) -
     loop {
         match receive(link) {
             Frame::Gpu(call) => {
-                let answer = gpu::remote::host::serve(call);
+                let answer = served(gpu::remote::host::serve(call));
                 if link.send(&Frame::GpuReply(answer)).is_err() {
                     gone("the learner's process closed its link");
                 }
@@ -147,6 +163,11 @@ fn serve_until_answer(link: &Link, callback: &mut dyn FnMut(&[u8]) -> Vec<u8>) -
                     std::panic::panic_any(LearnerPanic { message, location })
                 }
                 Some(Message::Callback(request)) => {
+                    // A callback runs the judge's code on the learner's
+                    // request: not past what the submission may hold.
+                    if !gpu::remote::heap_fits(0) {
+                        refuse_callback();
+                    }
                     let answer = callback(&request);
                     send(link, &Message::CallbackReturned(answer));
                 }
@@ -160,6 +181,30 @@ fn serve_until_answer(link: &Link, callback: &mut dyn FnMut(&[u8]) -> Vec<u8>) -
     }
 }
 
+/// Ends the check: a callback came while the judge already held more for
+/// it than the submission's memory limit.
+#[cold]
+#[inline(never)]
+fn refuse_callback() -> ! {
+    std::panic::panic_any(CallRefused(gpu::remote::Refusal {
+        message: format!(
+            "the judge holds more for this check than the submission's memory limit of {} MiB (`--memory-limit`); hold less at once",
+            gpu::remote::limits().memory >> 20
+        ),
+        site: CallSite::internal("a callback of the learner's code"),
+    }))
+}
+
+/// The answer to a device call, or the end of the check: the learner's
+/// error when the call was refused, the judge's when serving it failed.
+fn served(answer: Result<Vec<u8>, gpu::remote::Stop>) -> Vec<u8> {
+    match answer {
+        Ok(answer) => answer,
+        Err(gpu::remote::Stop::Refused(refusal)) => std::panic::panic_any(CallRefused(refusal)),
+        Err(gpu::remote::Stop::Fault(message)) => std::panic::panic_any(JudgeFault { message }),
+    }
+}
+
 /// Ends the agent's check: it drops what the check made (serving the
 /// device calls those drops make) and says so. `false` when it did not.
 pub(crate) fn end_check(link: &Link) -> bool {
@@ -169,7 +214,9 @@ pub(crate) fn end_check(link: &Link) -> bool {
     loop {
         match link.recv() {
             Ok(Frame::Gpu(call)) => {
-                let answer = gpu::remote::host::serve(call);
+                let Ok(answer) = gpu::remote::host::serve(call) else {
+                    return false;
+                };
                 if link.send(&Frame::GpuReply(answer)).is_err() {
                     return false;
                 }

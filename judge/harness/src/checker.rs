@@ -12,7 +12,7 @@ use crate::bridge;
 use crate::protocol::Outcome;
 use crate::wire::{AgentLaunch, Message};
 use gpu::remote::Link;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -92,10 +92,14 @@ impl Agents {
             command.env_clear();
         }
         command.envs(launch.env.iter().map(|(k, v)| (k, v)));
+        // Both of the agent's streams are the learner's output (this
+        // process's standard output); this process's standard error is the
+        // judge's log, which no learner reads.
+        let output = std::io::stdout().as_fd().try_clone_to_owned()?;
         let child = command
             .stdin(Stdio::from(OwnedFd::from(theirs)))
             .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::from(output))
             .spawn()?;
         let link = Rc::new(Link::new(ours)?);
         let setup = Message::Setup {

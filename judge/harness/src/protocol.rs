@@ -51,6 +51,11 @@ pub struct Setup {
     /// `None` for a harness that links the learner's crate.
     #[serde(default)]
     pub agent: Option<crate::wire::AgentLaunch>,
+    /// For a checker: the submission's memory limit in bytes, which what the
+    /// checker holds for the agent's calls counts against
+    /// ([`gpu::remote::Limits`]); `None`: no limit but the machine's.
+    #[serde(default)]
+    pub memory_limit: Option<u64>,
 }
 
 /// A file a check saved for the learner.
@@ -120,6 +125,17 @@ pub enum Outcome {
     /// The check never ran because an earlier one took the process down
     /// and the judge did not retry (set by the judge).
     NotRun,
+    /// The judge's own code failed during the check (a panic of its
+    /// checker while serving a call, or its checker died): no verdict on
+    /// the learner's code, whose points are withheld until it is run again.
+    JudgeFailed {
+        /// What failed, for the learner and the instructor.
+        message: String,
+        /// The judge's backtrace, for the instructor's log alone: the judge
+        /// prints it on its standard error and keeps it out of every result.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        log: String,
+    },
 }
 
 impl Outcome {
@@ -247,6 +263,7 @@ mod tests {
             seed: Some(42),
             lockdown: None,
             agent: None,
+            memory_limit: Some(2 << 30),
         };
         let line = serde_json::to_string(&setup).unwrap();
         assert!(line.contains(r#""seed":42"#), "{line}");

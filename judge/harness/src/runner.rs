@@ -1,6 +1,6 @@
 //! Running a suite: read the setup, run each check, send events.
 
-use crate::bridge::{AgentGone, LearnerPanic};
+use crate::bridge::{AgentGone, CallRefused, JudgeFault, LearnerPanic};
 use crate::channel::Channel;
 use crate::protocol::{CheckInfo, Event, Outcome, Setup};
 use crate::{Check, Ctx, Failure};
@@ -14,6 +14,8 @@ use zeroize::Zeroize;
 thread_local! {
     /// Where the last panic happened (the panic hook stores it).
     static PANIC_AT: RefCell<Option<CallSite>> = const { RefCell::new(None) };
+    /// The backtrace of the last panic that may be the judge's own.
+    static JUDGE_BACKTRACE: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// The harness's `main`: reads the setup from the channel on stdin, runs
@@ -64,7 +66,13 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup, place: Place) -> st
     let ctx = context(&setup);
     let checks = suite.iter().map(info).collect();
     let mut agents = match (place, setup.agent.take()) {
-        (Place::Checker, Some(launch)) => Some(crate::checker::Agents::new(launch)),
+        (Place::Checker, Some(launch)) => {
+            gpu::remote::set_limits(gpu::remote::Limits {
+                memory: setup.memory_limit.unwrap_or(u64::MAX),
+                trace_entries: gpu::remote::TRACE_ENTRIES,
+            });
+            Some(crate::checker::Agents::new(launch))
+        }
         (Place::Checker, None) => {
             return Err(std::io::Error::other(
                 "a checker needs an agent to call, and the setup names none",
@@ -195,6 +203,19 @@ fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
             let gone = payload.downcast::<AgentGone>().expect("checked");
             Outcome::Crashed { how: gone.why }
         }
+        Err(payload) if payload.is::<CallRefused>() => {
+            let CallRefused(refusal) = *payload.downcast::<CallRefused>().expect("checked");
+            refused(refusal)
+        }
+        Err(payload) if payload.is::<JudgeFault>() => {
+            let fault = payload.downcast::<JudgeFault>().expect("checked");
+            Outcome::JudgeFailed {
+                message: fault.message,
+                log: JUDGE_BACKTRACE
+                    .with(|b| b.borrow_mut().take())
+                    .unwrap_or_default(),
+            }
+        }
         Err(payload) if payload.is::<Failure>() => {
             let failure = *payload.downcast::<Failure>().expect("checked");
             outcome(Ok(Err(failure)))
@@ -217,6 +238,18 @@ fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
     }
 }
 
+/// A refused call's outcome: the learner's error at the learner's line.
+fn refused(refusal: gpu::remote::Refusal) -> Outcome {
+    Outcome::Failed {
+        expected: "every device call with arguments the real call accepts, within the submission's limits".into(),
+        actual: refusal.message,
+        site: Some(refusal.site),
+        detail: Some(
+            "the judge checks every value your code passes to the device before it makes the call, and refused this one; the check ended there".into(),
+        ),
+    }
+}
+
 /// The text of a panic's payload.
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -233,6 +266,11 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// only repeat them in the learner's output.
 pub(crate) fn install_panic_hook() {
     panic::set_hook(Box::new(move |info| {
+        if judges_own(info.payload()) {
+            let trace = std::backtrace::Backtrace::force_capture();
+            let at = info.location().map(|l| format!("{l}")).unwrap_or_default();
+            JUDGE_BACKTRACE.with(|b| *b.borrow_mut() = Some(format!("at {at}\n{trace}")));
+        }
         if let Some(loc) = info.location() {
             let site = CallSite {
                 file: leak(loc.file()),
@@ -242,6 +280,18 @@ pub(crate) fn install_panic_hook() {
             PANIC_AT.with(|p| *p.borrow_mut() = Some(site));
         }
     }));
+}
+
+/// Whether a panic is one a check can end with on the learner's account
+/// (a learner's panic relayed, a failure, an agent gone, a refusal):
+/// every other panic may be the judge's own, and its backtrace is kept
+/// for the judge's log ([`Outcome::JudgeFailed`]).
+fn judges_own(payload: &(dyn std::any::Any + Send)) -> bool {
+    !(payload.is::<LearnerPanic>()
+        || payload.is::<AgentGone>()
+        || payload.is::<CallRefused>()
+        || payload.is::<JudgeFault>()
+        || payload.is::<Failure>())
 }
 
 /// Where the last panic of this thread happened, taken.
@@ -268,10 +318,54 @@ mod tests {
             seed: None,
             lockdown: None,
             agent: None,
+            memory_limit: None,
         };
         assert_eq!(context(&setup).seed(), crate::COURSE_SEED);
         setup.seed = Some(0xdead);
         assert_eq!(context(&setup).seed(), 0xdead);
+    }
+
+    #[test]
+    fn a_refused_call_is_the_learners_failure_at_the_learners_line() {
+        let site = CallSite {
+            file: "src/lib.rs",
+            line: 20,
+            column: 5,
+        };
+        let refusal = gpu::remote::Refusal {
+            message: "`host_work` at src/lib.rs:20:5: a duration of 584.9 years is longer than any call may take".into(),
+            site,
+        };
+        let raised = panic::catch_unwind(|| -> Result<(), Failure> {
+            panic::panic_any(CallRefused(refusal.clone()))
+        });
+        let Outcome::Failed {
+            actual,
+            site: at,
+            detail,
+            ..
+        } = outcome(raised)
+        else {
+            panic!("a refusal is a failure");
+        };
+        assert_eq!((actual, at), (refusal.message, Some(site)));
+        assert!(detail.unwrap().contains("refused"));
+    }
+
+    #[test]
+    fn a_fault_of_the_judges_code_is_the_judges_failure_not_the_learners() {
+        let raised = panic::catch_unwind(|| -> Result<(), Failure> {
+            panic::panic_any(JudgeFault {
+                message: "virtual gpu: no allocation holds 0x10".into(),
+            })
+        });
+        assert!(
+            matches!(
+                outcome(raised),
+                Outcome::JudgeFailed { ref message, .. } if message.contains("no allocation holds")
+            ),
+            "a judge's fault is never the learner's panic or crash"
+        );
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub(crate) struct Submission {
     /// What the judge noticed about the entry itself (no folder).
     #[serde(default)]
     pub(crate) note: Option<String>,
+    /// Why its own results file could not be written (Gradescope's, one
+    /// per student), and what to do.
+    #[serde(default)]
+    pub(crate) results_error: Option<String>,
     /// Every exercise of the course, in the manifest's order.
     pub(crate) exercises: Vec<Exercise>,
 }
@@ -211,6 +215,18 @@ pub(crate) struct Report {
     /// Entries of the class folder that are no submission folder (an
     /// archive left packed), each with what the judge noticed.
     pub(crate) not_submissions: Vec<NotSubmission>,
+    /// Submissions whose own results file (Gradescope's, one per student)
+    /// could not be written, each with why and what to do.
+    pub(crate) unwritten: Vec<Unwritten>,
+}
+
+/// A submission whose own results file could not be written.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Unwritten {
+    /// Whose.
+    pub(crate) student: String,
+    /// Why, and what to do.
+    pub(crate) error: String,
 }
 
 /// An entry of the class folder that is no submission folder.
@@ -313,6 +329,16 @@ pub(crate) fn report(results: &Results) -> Report {
             })
         })
         .collect();
+    let unwritten = results
+        .submissions
+        .iter()
+        .filter_map(|s| {
+            Some(Unwritten {
+                student: s.name.clone(),
+                error: s.results_error.clone()?,
+            })
+        })
+        .collect();
     Report {
         format: 1,
         submissions: results.submissions.len(),
@@ -321,6 +347,7 @@ pub(crate) fn report(results: &Results) -> Report {
         exercises,
         unknown_folders,
         not_submissions,
+        unwritten,
     }
 }
 

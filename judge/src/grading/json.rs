@@ -29,6 +29,8 @@
 //!                                   archive left packed): what it is; nothing was graded
 //!     "unknown_folders": [{"folder": "105-timeit", "meant": "105-time-it" | null}],
 //!                                   folders of its `exercises/` that are no exercise
+//!     "results_error": "...",       only when its own results file (Gradescope's, one per
+//!                                   student of a class) could not be written: why, what to do
 //!     "exercises": [{
 //!       "id": 101, "slug": "...", "title": "...", "chapter": "...",
 //!       "status": "pending | not_started | compile_error | harness_failure | passed | failed | over_budget",
@@ -88,6 +90,8 @@ struct SubmissionJson<'a> {
     budget_s: Option<f64>,
     note: Option<&'a str>,
     unknown_folders: Vec<UnknownJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results_error: Option<&'a str>,
     exercises: Vec<ExerciseJson<'a>>,
 }
 
@@ -169,6 +173,7 @@ fn submission(result: &SubmissionResult) -> SubmissionJson<'_> {
                 meant: meant.as_deref(),
             })
             .collect(),
+        results_error: result.results_error.as_deref(),
         exercises: result.exercises.iter().map(exercise).collect(),
     }
 }

@@ -120,7 +120,7 @@ fn case(
         Outcome::Failed { .. } | Outcome::Panicked { .. } => {
             TestCaseStatus::non_success(NonSuccessKind::Failure)
         }
-        Outcome::TimedOut { .. } | Outcome::Crashed { .. } => {
+        Outcome::TimedOut { .. } | Outcome::Crashed { .. } | Outcome::JudgeFailed { .. } => {
             TestCaseStatus::non_success(NonSuccessKind::Error)
         }
         Outcome::NotRun => TestCaseStatus::skipped(),

@@ -92,6 +92,9 @@ pub(crate) struct SubmissionResult {
     /// (a misnamed crate is otherwise silently not started), each with the
     /// exercise it may have meant.
     pub(crate) unknown_folders: Vec<(String, Option<String>)>,
+    /// Why its own results file (Gradescope's, one per student of a class)
+    /// could not be written, and what to do; `None` once it is written.
+    pub(crate) results_error: Option<String>,
 }
 
 impl SubmissionResult {
@@ -112,6 +115,7 @@ impl SubmissionResult {
             complete: false,
             budget_s: None,
             unknown_folders: Vec::new(),
+            results_error: None,
         }
     }
 
@@ -256,6 +260,7 @@ pub(crate) fn check_summary(check: &CheckReport) -> Option<String> {
         }
         Outcome::Crashed { how } => format!("the process died during this check: {how}"),
         Outcome::NotRun => "not run: the time limit had passed".into(),
+        Outcome::JudgeFailed { message, .. } => crate::report::judge_failed(message),
     })
 }
 

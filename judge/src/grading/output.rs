@@ -4,24 +4,36 @@
 //! it finished, and a reader never sees half a file. A class's results
 //! have the gradebook and the class report beside them ([`Derived`]),
 //! rewritten after each submission.
+//!
+//! A class in Gradescope's format has a file per submission, named by the
+//! judge ([`names`]). One of those that cannot be written is that
+//! submission's error, recorded in its result (and so in the class
+//! report); the class goes on.
+
+mod names;
 
 use crate::files::write_atomically;
 use crate::grading::class::{self, Results};
+use crate::grading::model::SubmissionResult;
 use crate::grading::{Format, Grading, gradescope, json, junit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The results' format and place.
 #[derive(Debug)]
 pub(crate) struct Sink {
     /// The format.
     format: Format,
-    /// A file, or (Gradescope, a class) a folder of `NAME.json` files.
+    /// A file, or (Gradescope, a class) a folder of a file per submission.
     place: PathBuf,
     /// Whether `place` is a folder with a file per submission.
     per_submission: bool,
     /// Whether a class is graded (its gradebook and report are written).
     class: bool,
+    /// With a file per submission, each submission's, in the class's
+    /// order (named once the class is known).
+    files: OnceLock<Vec<PathBuf>>,
 }
 
 /// The files made from a class's results, beside them: for results
@@ -101,6 +113,7 @@ impl Sink {
             place,
             per_submission,
             class,
+            files: OnceLock::new(),
         })
     }
 
@@ -130,26 +143,49 @@ impl Sink {
         derived.write(&results)
     }
 
-    /// Writes the results as they stand, after a change to submission `current`.
-    pub(crate) fn save(&self, grading: &Grading, current: usize) -> Result<()> {
+    /// Writes the results as they stand, after a change to submission
+    /// `current`. Fails when the results cannot be written, except a
+    /// submission's own file of a class, whose failure is recorded in its
+    /// result ([`SubmissionResult::results_error`]).
+    pub(crate) fn save(&self, grading: &mut Grading, current: usize) -> Result<()> {
         match self.format {
             Format::Json => write_atomically(&self.place, &json::render(grading)),
             Format::Junit => write_atomically(&self.place, &junit::render(grading)),
+            Format::Gradescope if current >= grading.submissions.len() => Ok(()),
+            Format::Gradescope if self.per_submission => {
+                let path = self.file(grading, current).to_path_buf();
+                grading.submissions[current].results_error = None;
+                let written = write_atomically(&path, &gradescope::render(grading, current));
+                let error = written
+                    .err()
+                    .map(|e| unwritten(&path, &grading.submissions[current], &e));
+                grading.submissions[current].results_error = error;
+                Ok(())
+            }
             Format::Gradescope => {
-                let Some(result) = grading.submissions.get(current) else {
-                    return Ok(());
-                };
-                let path = match self.per_submission {
-                    true => self.place.join(format!("{}.json", result.submission.name)),
-                    false => self.place.clone(),
-                };
-                write_atomically(&path, &gradescope::render(grading, current))
+                write_atomically(&self.place, &gradescope::render(grading, current))
             }
         }
     }
 
+    /// The file of submission `current`, of a class with a file per
+    /// submission.
+    fn file(&self, grading: &Grading, current: usize) -> &Path {
+        let files = self.files.get_or_init(|| {
+            let names = grading
+                .submissions
+                .iter()
+                .map(|s| s.submission.name.as_str());
+            names::stems(names)
+                .into_iter()
+                .map(|stem| self.place.join(format!("{stem}.json")))
+                .collect()
+        });
+        &files[current]
+    }
+
     /// Writes the results of every submission.
-    pub(crate) fn save_all(&self, grading: &Grading) -> Result<()> {
+    pub(crate) fn save_all(&self, grading: &mut Grading) -> Result<()> {
         match self.per_submission {
             true => {
                 (0..grading.submissions.len()).try_for_each(|current| self.save(grading, current))
@@ -158,3 +194,17 @@ impl Sink {
         }
     }
 }
+
+/// Why `result`'s own results file `path` could not be written (`err`),
+/// and what to do.
+fn unwritten(path: &Path, result: &SubmissionResult, err: &anyhow::Error) -> String {
+    format!(
+        "the results file `{file}` of this submission could not be written ({err:#}); the class went on without it: once `{folder}` can take it (the right to write there, space on its disk), grade this submission again with `judge grade --submission {dir} --format gradescope --out {file}`",
+        file = path.display(),
+        folder = path.parent().unwrap_or(Path::new(".")).display(),
+        dir = result.submission.dir.display(),
+    )
+}
+
+#[cfg(test)]
+mod tests;

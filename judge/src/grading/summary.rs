@@ -59,9 +59,11 @@ pub(crate) fn text(result: &SubmissionResult) -> String {
 }
 
 /// What the judge noticed about the submission: its entry's note (no
-/// folder), then a line per folder of its `exercises/` that is no exercise.
+/// folder), a line per folder of its `exercises/` that is no exercise, and
+/// why its own results file could not be written.
 fn unknown(result: &SubmissionResult) -> Vec<String> {
     let note = result.submission.note.iter().cloned();
+    let unwritten = result.results_error.iter().cloned();
     note.chain(result
         .unknown_folders
         .iter()
@@ -71,6 +73,7 @@ fn unknown(result: &SubmissionResult) -> Vec<String> {
             ),
             None => format!("`exercises/{folder}` is no exercise of the course, and was not graded"),
         }))
+        .chain(unwritten)
         .collect()
 }
 

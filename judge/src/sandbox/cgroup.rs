@@ -37,6 +37,11 @@ use std::time::{Duration, Instant};
 /// The child group of a scope where the target runs.
 const WORK: &str = "work";
 
+/// The child group of an agent's scope where the judge's checker runs (it
+/// serves the agent's calls): its memory and CPU time are the
+/// submission's too ([`Scope::take_in`], [`cpu_used`]).
+const CHECKER: &str = "checker";
+
 /// How long the judge waits for a killed group to empty.
 const EMPTIED: Duration = Duration::from_secs(5);
 
@@ -188,6 +193,7 @@ impl Hierarchies {
             let dir = parent.join(&name);
             std::fs::create_dir(&dir).ok()?;
             std::fs::create_dir(dir.join(WORK)).ok()?;
+            std::fs::create_dir(dir.join(CHECKER)).ok()?;
             scope.dirs.push(dir.clone());
             if Some(parent) == self.v2.as_ref() {
                 scope.v2 = Some(dir.clone());
@@ -348,6 +354,17 @@ impl Scope {
         self.dirs.clone()
     }
 
+    /// Moves process `pid` (the judge's checker, before it has started
+    /// anything) into the scope's `checker` groups: what it holds counts
+    /// against the scope's memory and process limits, and its CPU time
+    /// with the sandbox's ([`cpu_used`]).
+    pub(crate) fn take_in(&self, pid: u32) -> std::io::Result<()> {
+        for dir in &self.dirs {
+            std::fs::write(dir.join(CHECKER).join("cgroup.procs"), pid.to_string())?;
+        }
+        Ok(())
+    }
+
     /// Ends every process in the scope.
     fn kill(&self) {
         match (&self.v2, &self.freezer) {
@@ -369,6 +386,7 @@ impl Drop for Scope {
                 std::thread::sleep(Duration::from_millis(10));
             }
             let _ = std::fs::remove_dir(dir.join(WORK));
+            let _ = std::fs::remove_dir(dir.join(CHECKER));
             let _ = std::fs::remove_dir(dir);
         }
     }
@@ -412,7 +430,7 @@ pub(crate) fn memory_kills(dirs: &[PathBuf]) -> u64 {
             .unwrap_or(0)
     };
     dirs.iter()
-        .flat_map(|dir| [dir.clone(), dir.join(WORK)])
+        .flat_map(|dir| [dir.clone(), dir.join(WORK), dir.join(CHECKER)])
         .flat_map(|dir| [dir.join("memory.events"), dir.join("memory.oom_control")])
         .map(kills)
         .max()
@@ -421,16 +439,21 @@ pub(crate) fn memory_kills(dirs: &[PathBuf]) -> u64 {
 
 /// The CPU time the processes of the `work` groups of `dirs` (the target
 /// and all it started, not the launcher's outer stage) have used together,
-/// those that have ended too: v2's `cpu.stat` (`usage_usec`, there whether
-/// or not the `cpu` controller is given), the most any of them says;
-/// `None` without a v2 group.
+/// those that have ended too, with the `checker` group's (the judge's
+/// checker, serving an agent's calls): v2's `cpu.stat` (`usage_usec`,
+/// there whether or not the `cpu` controller is given), the most any of
+/// them says; `None` without a v2 group.
 pub(crate) fn cpu_used(dirs: &[PathBuf]) -> Option<Duration> {
+    let usage = |group: PathBuf| -> Option<u64> {
+        let stat = std::fs::read_to_string(group.join("cpu.stat")).ok()?;
+        stat.lines()
+            .find_map(|line| line.strip_prefix("usage_usec "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+    };
     dirs.iter()
-        .filter_map(|dir| std::fs::read_to_string(dir.join(WORK).join("cpu.stat")).ok())
-        .filter_map(|stat| {
-            stat.lines()
-                .find_map(|line| line.strip_prefix("usage_usec "))
-                .and_then(|n| n.trim().parse::<u64>().ok())
+        .filter_map(|dir| {
+            let work = usage(dir.join(WORK))?;
+            Some(work.saturating_add(usage(dir.join(CHECKER)).unwrap_or(0)))
         })
         .max()
         .map(Duration::from_micros)
@@ -443,9 +466,10 @@ const CPU_MARK: &str = "past the sandbox's CPU-time limit";
 /// the sandbox for using `used` of CPU time together, past `limit_s`.
 pub(crate) fn cpu_message(used: Duration, limit_s: u64) -> String {
     format!(
-        "the sandbox ended this process: its processes together used {:.1} s of CPU time, \
-         {CPU_MARK} of {limit_s} s (`--cpu-limit`); do less work, or end the processes and \
-         threads that spin",
+        "the sandbox ended this process: its processes together (with the judge's work on \
+         their device calls) used {:.1} s of CPU time, {CPU_MARK} of {limit_s} s \
+         (`--cpu-limit`); do less work, make fewer calls, or end the processes and threads \
+         that spin",
         used.as_secs_f64()
     )
 }
@@ -565,7 +589,22 @@ mod tests {
             "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n",
         )
         .unwrap();
-        assert_eq!(cpu_used(&[v1, v2]), Some(Duration::from_millis(2500)));
+        assert_eq!(
+            cpu_used(&[v1.clone(), v2.clone()]),
+            Some(Duration::from_millis(2500))
+        );
+        std::fs::create_dir_all(v2.join(CHECKER)).unwrap();
+        std::fs::write(
+            v2.join(CHECKER).join("cpu.stat"),
+            "usage_usec 1500000
+",
+        )
+        .unwrap();
+        assert_eq!(
+            cpu_used(&[v1, v2]),
+            Some(Duration::from_millis(4000)),
+            "the checker's time is the submission's too"
+        );
         let line = cpu_message(Duration::from_millis(2500), 2);
         assert!(line.contains("used 2.5 s of CPU time"), "{line}");
         assert!(line.contains(CPU_MARK), "{line}");

@@ -872,3 +872,319 @@ fn the_disk_is_limited_for_the_sandbox_as_a_whole() {
         assert!(disk.is_some(), "the layer is named: {layers:#}");
     }
 }
+
+/// Students whose folders' names are as long as a file's name may be (251
+/// and 255 bytes), graded in Gradescope's format, a file per student:
+/// each file is named by the judge, bounded, so every student gets one,
+/// the honest student graded after them included, and the class goes on.
+/// The defence removed (a file named `NAME.json` after the folder), the
+/// first of them stops the class: its file's name is too long.
+#[test]
+fn a_folder_name_too_long_for_a_file_does_not_stop_the_class_in_gradescope_format() {
+    let course = Course::fixture_with(&[902]);
+    let (long, longest) = ("a".repeat(251), "a".repeat(254) + "b");
+    for name in [&long, &longest] {
+        course.submit(name, &[(FOLDER, FOLDER)]);
+    }
+    let honest = course.class.join("b-honest/exercises").join(FOLDER);
+    copy_marked(&course.root.join("solutions").join(FOLDER), &honest, &[]);
+    let before = course.digest();
+    let folder = results_file(&course).with_extension("");
+    let args = [
+        "grade",
+        "--class",
+        arg(&course.class),
+        "--format",
+        "gradescope",
+        "--out",
+        arg(&folder),
+    ];
+    let out = course.judge_within(&args, LIMIT, false);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(course.digest() == before, "the course changed");
+    let files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    for file in &files {
+        let name = file.file_name().unwrap().len();
+        assert!(name < 100, "{name} bytes: {}", file.display());
+    }
+    let mut graded: Vec<(String, f64)> = files
+        .iter()
+        .map(|file| {
+            let results = read_json(file);
+            let name = results["extra_data"]["submission"].as_str().unwrap();
+            (name.to_string(), results["score"].as_f64().unwrap())
+        })
+        .collect();
+    graded.sort_by(|a, b| a.0.cmp(&b.0));
+    let expected = [(long, 0.0), (longest, 0.0), ("b-honest".to_string(), 10.0)];
+    assert_eq!(graded, expected, "{out:?}");
+}
+
+/// A constant of 48 MiB that the compiler writes several times over
+/// (`writes-at-compile-time`), submitted by four attackers: each one's
+/// build is stopped at a 128 MiB disk limit, having written at least that
+/// much in its scratch folder. What a stopped build wrote is taken back,
+/// and a submission's scratch folder goes when its grading ends, so the
+/// class's scratch holds one build's worth at most, watched while it is
+/// graded, and nothing after; the honest student graded after them gets
+/// full marks. The defence removed, every attacker's share stays: on a
+/// small disk, a few such attackers filled it, and every honest student
+/// after them failed to build.
+#[test]
+fn builds_stopped_at_the_disk_limit_leave_nothing_behind() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const ATTACKERS: usize = 4;
+    const DISK_LIMIT: u64 = 128 << 20;
+    let course = class_with("writes-at-compile-time", &[]);
+    for n in 2..=ATTACKERS {
+        let twin = course.class.join(format!("a-attacker-{n}/exercises"));
+        copy_marked(&attacker_crate(&course), &twin.join(FOLDER), &[]);
+    }
+    let honest = course.class.join("b-honest/exercises").join(FOLDER);
+    copy_marked(&course.root.join("solutions").join(FOLDER), &honest, &[]);
+    let before = course.digest();
+    let file = results_file(&course);
+    let args = [
+        "grade",
+        "--class",
+        arg(&course.class),
+        "--out",
+        arg(&file),
+        "--disk-limit",
+        "0.125",
+    ];
+    let graded = AtomicBool::new(false);
+    let (out, most) = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| {
+            let mut most = 0;
+            while !graded.load(Ordering::Relaxed) {
+                most = most.max(class_scratch(&course).1);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            most
+        });
+        let out = course.judge_within(&args, LIMIT, true);
+        graded.store(true, Ordering::Relaxed);
+        (out, watcher.join().unwrap())
+    });
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(course.digest() == before, "the course changed");
+    let results = read_json(&file);
+    let submissions = results["submissions"].as_array().unwrap();
+    for attacker in &submissions[..ATTACKERS] {
+        let exercise = &attacker["exercises"][0];
+        assert_eq!(exercise["status"], "compile_error", "{exercise:#}");
+        let said = exercise["message"].as_str().unwrap_or_default();
+        assert!(said.contains("past the disk limit of 128 MiB"), "{said}");
+        assert_eq!(attacker["score"], 0.0, "{attacker:#}");
+    }
+    let honest = &submissions[ATTACKERS];
+    assert_eq!(
+        (honest["name"].as_str(), honest["score"].as_f64()),
+        (Some("b-honest"), Some(10.0)),
+        "{honest:#}"
+    );
+    // One stopped build at a time: the limit and what it overshoots by
+    // (tens of MiB), under twice the limit; the four kept hold over four.
+    assert!(
+        most < 2 * DISK_LIMIT,
+        "the class's scratch held {} MiB at once, more than one stopped build's \
+         worth: the attackers' builds were kept",
+        most >> 20
+    );
+    assert_eq!(
+        class_scratch(&course),
+        (0, 0),
+        "the class's scratch folders and their bytes, once graded"
+    );
+}
+
+/// The judge's scratch folders of `course`'s class (each names its
+/// submission in its `SUBMISSION` file), and the bytes of the files in
+/// them that nothing outside them links to (the judge's cache, which the
+/// target folders link to, is not the class's).
+fn class_scratch(course: &Course) -> (usize, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let class = course.class.canonicalize().unwrap();
+    let grade = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/judge/grade");
+    let ours: Vec<PathBuf> = std::fs::read_dir(grade)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|dir| {
+            std::fs::read_to_string(dir.join("SUBMISSION"))
+                .is_ok_and(|named| Path::new(named.trim_end()).starts_with(&class))
+        })
+        .collect();
+    // Each file by its inode: its links, the links seen here, its bytes.
+    let mut files = std::collections::HashMap::new();
+    for entry in ours.iter().flat_map(walkdir::WalkDir::new).flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        let id = (meta.dev(), meta.ino());
+        let file = files
+            .entry(id)
+            .or_insert((meta.nlink(), 0, meta.blocks() * 512));
+        file.1 += 1;
+    }
+    let bytes = files
+        .values()
+        .filter(|(links, seen, _)| seen >= links)
+        .map(|(_, _, bytes)| bytes)
+        .sum();
+    (ours.len(), bytes)
+}
+
+/// The exercise the device attacks are submitted for: its learner's
+/// `submit` gets a stream of the judge's, and its one check gates on the
+/// device's CPU clock (`tests/fixtures/attacks/device-course`).
+const DEVICE_FOLDER: &str = "909-queues-without-waiting";
+
+/// A course with only exercise 909 (installed from the device course,
+/// marks replaced), the attack `fixture` as `a-attacker`'s crate, and
+/// `b-honest` with the reference solution.
+fn device_class_with(fixture: &str, marks: &[(&str, &str)]) -> Course {
+    let course = Course::fixture_with(&[]);
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut all = vec![("@TOOLS@", arg(&tools))];
+    all.extend_from_slice(marks);
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/attacks");
+    let device = from.join("device-course");
+    for part in ["exercises", "solutions", "judge"] {
+        copy_marked(&device.join(part), &course.root.join(part), &all);
+    }
+    let manifest = course.root.join("exercises/info.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str(&std::fs::read_to_string(device.join("info.toml")).unwrap());
+    std::fs::write(&manifest, text).unwrap();
+    let exercises = course.class.join("a-attacker/exercises");
+    copy_marked(&from.join(fixture), &exercises.join(DEVICE_FOLDER), &all);
+    let honest = course.class.join("b-honest/exercises").join(DEVICE_FOLDER);
+    copy_marked(
+        &course.root.join("solutions").join(DEVICE_FOLDER),
+        &honest,
+        &all,
+    );
+    course
+}
+
+/// Grades a device class with `more` arguments: the honest student gets
+/// full marks and the attacker none, the course is unchanged, `grade`
+/// exits 0; returns what it wrote.
+#[track_caller]
+fn grade_device(course: &Course, more: &[&str]) -> Graded {
+    let before = course.digest();
+    let file = results_file(course);
+    let mut args = vec!["grade", "--class", arg(&course.class), "--out", arg(&file)];
+    args.extend(more);
+    let out = course.judge_within(&args, LIMIT, false);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(course.digest() == before, "the course changed");
+    let results = read_json(&file);
+    let graded = Graded { out, results, file };
+    let honest = &graded.results["submissions"][1];
+    assert_eq!(
+        (honest["name"].as_str(), honest["score"].as_f64()),
+        (Some("b-honest"), Some(10.0)),
+        "{honest:#}"
+    );
+    let attacker = graded.attacker();
+    assert_eq!(attacker["score"], 0.0, "{attacker:#}");
+    assert_eq!(attacker["decided"], "outside_the_learners_process");
+    graded
+}
+
+/// The attacker's one check, and everything said about it.
+fn device_check(graded: &Graded) -> (String, String) {
+    let check = &graded.attacker()["checks"][0];
+    let status = check["status"].as_str().unwrap_or_default().to_string();
+    (status, format!("{check}\n{}", said(graded)))
+}
+
+/// The starter of 909 (which waits for the GPU), with the device's CPU
+/// clock wound back after its wait by a `host_work` of 2^64 - k ns: through
+/// the API (the proxy refuses it in the learner's process) and as a raw
+/// frame written on the link in safe code (the judge's checker refuses it).
+/// Neither earns a point, and each says why at the learner's line; the
+/// honest student after them gets full marks. Before the bound (a
+/// duration taken as wrapping nanoseconds), this starter earned 10 of 10.
+#[test]
+fn a_clock_rewind_on_a_starter_earns_nothing() {
+    for (how, says) in [
+        ("api", "longer than any call may take"),
+        ("frame", "longer than any call may take"),
+    ] {
+        let course = device_class_with("rewinds-the-clock", &[("@HOW@", how)]);
+        let graded = grade_device(&course, &[]);
+        let (status, said) = device_check(&graded);
+        assert!(status == "failed" || status == "panicked", "{how}: {said}");
+        assert!(said.contains(says), "{how}: {said}");
+        assert!(
+            said.contains("src/lib.rs"),
+            "{how}: the learner's line: {said}"
+        );
+        assert!(
+            !said.contains("rewound:"),
+            "{how}: the checker answered: {said}"
+        );
+    }
+}
+
+/// A pinned allocation of 2^44 bytes: the judge's checker would make it on
+/// the learner's behalf. It is the learner's out-of-memory error, as the
+/// driver returns one; the checker goes on (the check runs to its own
+/// verdict), and nothing of the judge's (a backtrace, an allocator's
+/// abort) reaches what the learner reads.
+#[test]
+fn a_huge_pinned_allocation_is_the_learners_out_of_memory_error() {
+    let course = device_class_with("pins-16-tib", &[]);
+    let graded = grade_device(&course, &[]);
+    let (status, said) = device_check(&graded);
+    assert_eq!(
+        status, "failed",
+        "the starter's own wait is checked: {said}"
+    );
+    assert!(said.contains("pinned: Err(OutOfMemory"), "{said}");
+    for judges in ["stack backtrace", "memory allocation of", "judge_harness::"] {
+        assert!(!said.contains(judges), "{judges}: {said}");
+    }
+}
+
+/// Eighteen device allocations of 512 MiB under a 2 GiB memory limit: the
+/// virtual GPU's memory is the checker's, and what it holds for the learner
+/// counts against the learner's limit: the allocations past it are the
+/// learner's out-of-memory errors (before, all 18 were held, 9 GiB in the
+/// judge's process, while the sandbox's processes held 2 MiB).
+#[test]
+fn what_the_checker_holds_for_a_submission_is_held_to_its_memory_limit() {
+    let course = device_class_with("holds-device-memory", &[]);
+    let graded = grade_device(&course, &["--memory-limit", "2"]);
+    let (_, said) = device_check(&graded);
+    let held: usize = said
+        .split("held: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the allocations ran: {said}"));
+    assert!(
+        held < 4,
+        "{held} × 512 MiB held under a 2 GiB limit: {said}"
+    );
+}
+
+/// Ten million traced calls: the check's trace is bounded
+/// (`gpu::remote::TRACE_ENTRIES`), and the call past the bound ends the
+/// check as the learner's error, which says what to do, long before the
+/// grader's memory holds gigabytes of trace.
+#[test]
+fn a_flood_of_traced_calls_ends_at_the_traces_bound() {
+    let course = device_class_with("floods-the-trace", &[]);
+    let graded = grade_device(&course, &[]);
+    let (status, said) = device_check(&graded);
+    assert_eq!(status, "failed", "{said}");
+    assert!(said.contains("has traced 1048576 calls"), "{said}");
+    assert!(!said.contains("flooded: 10000000"), "{said}");
+}

@@ -76,6 +76,12 @@ pub(crate) fn render(report: &Report) -> String {
             let _ = writeln!(out, "- {}", entry.note);
         }
     }
+    if !report.unwritten.is_empty() {
+        let _ = writeln!(out, "\n## Results files not written\n");
+        for entry in &report.unwritten {
+            let _ = writeln!(out, "- {}: {}", entry.student, entry.error);
+        }
+    }
     out
 }
 
