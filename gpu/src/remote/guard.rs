@@ -41,7 +41,7 @@ pub const TRACE_ENTRIES: u64 = 1 << 20;
 pub struct Limits {
     /// Bytes the process that serves the calls may hold in all (the
     /// submission's memory limit): its heap, where it counts it
-    /// ([`crate::live_bytes`]), and the pinned memory it allocated.
+    /// ([`live_bytes`](super::live_bytes)), and the pinned memory it allocated.
     pub memory: u64,
     /// Entries one device's trace may hold ([`TRACE_ENTRIES`]).
     pub trace_entries: u64,
