@@ -30,6 +30,10 @@
 //!     "log": "..."                        the compiler's messages, or why it is missing
 //! }]}
 //! ```
+//!
+//! Just under 500 lines: building each kind of harness, recording it in
+//! the index and taking back a submission's scratch are one walk over the
+//! course, and read best together.
 
 use crate::cache::{self, Cache};
 use crate::compile::{self, Built, Kind, Spec};
