@@ -4,8 +4,11 @@
 //! crate with its trace and race checker on and off, pair by pair in one
 //! process), for each of [`RUNS`] runs one after the other, and the ratio
 //! the book quotes, the crate with its checks on against the result layer,
-//! run by run.
+//! run by run; and the same launch made through the link the judge's checker
+//! serves a learner's process over ([`Link`]), with what each call costs the
+//! calling process in one process and through the link.
 
+use gpu::remote::bench::CallTimes;
 use gpu::{LaunchCosts, LaunchWay, Spread};
 use std::fmt::Write as _;
 
@@ -46,15 +49,56 @@ pub const ROUNDS: usize = 120;
 /// the ratio holds only if it holds in each.
 pub const RUNS: usize = 3;
 
+/// The argument on which the example runs as the calling side of the link.
+pub const CALLING_SIDE: &str = "--calling-side-of-the-link";
+
+/// One run: the four ways, and where it was measured the link.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The four ways, round against round.
+    pub costs: LaunchCosts,
+    /// The calls timed in one process, and through the link from a second.
+    pub link: Option<LinkRun>,
+}
+
+/// The same calls timed in the measuring process and in a second process
+/// whose device is a proxy of the first's.
+#[derive(Clone, Debug)]
+pub struct LinkRun {
+    /// On a stream of the measuring process's own device.
+    pub one_process: CallTimes,
+    /// On a proxy of that stream, from the second process.
+    pub through_link: CallTimes,
+}
+
 /// Every run's table after `header` (the provenance lines), then the ratio
-/// of the crate with its checks on to the result layer, run by run.
-pub fn report(header: &str, runs: &[LaunchCosts]) -> String {
+/// of the crate with its checks on to the result layer, and of the crate
+/// through the link to the result layer, run by run.
+pub fn report(header: &str, runs: &[Run]) -> String {
     let mut out = format!("{header}\n");
-    for (i, costs) in runs.iter().enumerate() {
+    for (i, run) in runs.iter().enumerate() {
         let _ = writeln!(out, "## run {} of {}\n", i + 1, runs.len());
-        out.push_str(&table(costs));
+        out.push_str(&table(&run.costs));
+        if let Some(link) = &run.link {
+            out.push('\n');
+            out.push_str(&link_table(&run.costs, link));
+        }
         out.push('\n');
     }
+    let through: Vec<String> = runs
+        .iter()
+        .filter_map(|r| link_ratio(&r.costs, r.link.as_ref()?))
+        .map(|ratio| format!("{ratio:.2}x"))
+        .collect();
+    if !through.is_empty() {
+        let _ = writeln!(
+            out,
+            "crate through the link, checks on / result layer, run by run: {}",
+            through.join(", ")
+        );
+    }
+    let runs: Vec<LaunchCosts> = runs.iter().map(|r| r.costs.clone()).collect();
+    let runs = &runs[..];
     let per_run: Vec<String> = runs
         .iter()
         .filter_map(|c| c.ratio(LaunchWay::Checked, LaunchWay::ResultLayer))
@@ -101,6 +145,64 @@ fn table(costs: &LaunchCosts) -> String {
     out
 }
 
+/// The median of the link's round medians over the result layer's, in one run.
+fn link_ratio(costs: &LaunchCosts, link: &LinkRun) -> Option<f64> {
+    let through = Spread::of(&link.through_link.launch_rounds_us)?.median;
+    Some(through / costs.per_launch(LaunchWay::ResultLayer)?.median)
+}
+
+/// The link's part of a run: the launch through it against the result
+/// layer, and what each call costs the calling process, one process
+/// against through the link.
+fn link_table(costs: &LaunchCosts, link: &LinkRun) -> String {
+    let mut out = String::new();
+    let rounds = link.through_link.launch_rounds_us.len();
+    let _ = writeln!(
+        out,
+        "through the link: a second process (the learner's, as the judge runs it) launches on a\n\
+         proxy of a stream of this one, which makes each call as the judge's checker does, µs\n"
+    );
+    if let Some(spread) = Spread::of(&link.through_link.launch_rounds_us) {
+        let label = "crate through the link, checks on";
+        let _ = writeln!(
+            out,
+            "  {label:<38} {} (median of {rounds} rounds' medians)",
+            spread_text(spread, "")
+        );
+    }
+    if let Some(ratio) = link_ratio(costs, link) {
+        let label = "crate through the link / result layer";
+        let _ = writeln!(out, "  {label:<38} {ratio:.2}x (the two medians of this run)");
+    }
+    let _ = writeln!(
+        out,
+        "\nwhat one call costs the process that makes it, µs: median / p99 of every timed call\n\n\
+         {:<40} {:<18} {}",
+        "", "one process", "through the link"
+    );
+    let calls: [(&str, fn(&CallTimes) -> &[u64]); 3] = [
+        ("launch, spin(0) (posted)", |t| &t.launches_ns),
+        ("query (waits for the answer)", |t| &t.queries_ns),
+        ("now (the clock: the trip alone)", |t| &t.nows_ns),
+    ];
+    for (label, of) in calls {
+        let cell = |t: &CallTimes| match (
+            CallTimes::quantile_us(of(t), 0.5),
+            CallTimes::quantile_us(of(t), 0.99),
+        ) {
+            (Some(median), Some(p99)) => format!("{median:.2} / {p99:.2}"),
+            _ => "not run".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  {label:<38} {:<18} {}",
+            cell(&link.one_process),
+            cell(&link.through_link)
+        );
+    }
+    out
+}
+
 /// `4.25 (4.20–4.31)`, each figure followed by `unit`.
 fn spread_text(s: Spread, unit: &str) -> String {
     format!(
@@ -122,7 +224,11 @@ mod tests {
             launches: 20,
         };
         let costs = measure_launches(&bench).unwrap();
-        let text = report("header\n", std::slice::from_ref(&costs));
+        let run = Run {
+            costs: costs.clone(),
+            link: None,
+        };
+        let text = report("header\n", std::slice::from_ref(&run));
         assert!(costs.per_launch(LaunchWay::ResultLayer).is_none(), "{text}");
         assert_eq!(costs.rounds(LaunchWay::Checked).len(), 3, "{text}");
         assert!(text.contains("CUDA only"), "{text}");
@@ -138,8 +244,11 @@ mod tests {
             rounds: 3,
             launches: 20,
         };
-        let runs: Vec<LaunchCosts> = (0..RUNS)
-            .map(|_| measure_launches(&bench).unwrap())
+        let runs: Vec<Run> = (0..RUNS)
+            .map(|_| Run {
+                costs: measure_launches(&bench).unwrap(),
+                link: None,
+            })
             .collect();
         let text = report("header\n", &runs);
         assert!(text.starts_with("header\n\n## run 1 of 3\n"), "{text}");

@@ -13,10 +13,13 @@
 //! a memory-safety hole in the learner's process can forge what it sends,
 //! never what the judge's device recorded of it.
 //!
-//! Time: the virtual GPU's clock is the judge's, advanced by the modelled
-//! cost of each call, so the round trip of a call costs the learner nothing.
-//! On the CUDA backend the round trip would be measured with the launch it
-//! carries, so the judge keeps CUDA devices in the learner's process.
+//! Time: every clock a check reads is the judge's. The virtual GPU's is
+//! advanced by the modelled cost of each call, so the round trip of a call
+//! costs the learner nothing. On the CUDA backend the clock is the judge's
+//! process's and the call is the real one, made when it arrives: the link
+//! ([`Link`], two rings in shared memory that both sides poll while a check
+//! runs) carries a call and its answer in well under a microsecond, so the
+//! GPU sees the learner's calls at the pace one process would give it.
 //!
 //! Learner code may not read or change the device's record (its trace,
 //! races, sync debug mode): those calls panic on a proxy, naming the call.
@@ -24,14 +27,21 @@
 mod call;
 // The heap's count for the judge's checker: a global allocator, an unsafe
 // trait, forwarded to the system's (each block with its `// SAFETY:` line);
-// with the CUDA backend, the only modules of the crate that allow `unsafe`.
+// with `ring` and the CUDA backend, the only modules of the crate that allow
+// `unsafe`.
 #[allow(unsafe_code)]
 mod counted;
 mod guard;
 mod link;
 mod proxy;
+// Two rings in memory the judge's process shares with the learner's:
+// mapping it, and reading and writing it, are unsafe (each block with its
+// `// SAFETY:` line).
+#[allow(unsafe_code)]
+mod ring;
 
 pub mod agent;
+pub mod bench;
 pub mod host;
 
 pub use call::Call;
@@ -41,6 +51,23 @@ pub use guard::{
     LONGEST_CALL, Limits, Refusal, Stop, TRACE_ENTRIES, heap_fits, limits, set_limits,
 };
 pub use link::{Frame, Link, MAX_FRAME};
+
+/// How long each side of a link polls for the other's next frame before it
+/// sleeps, where each has a core of its own (a real GPU): the judge's
+/// checker, then the learner's process.
+///
+/// The checker waits for the learner's next call: far longer than the gap
+/// between two calls of a loop that launches (microseconds), and short
+/// enough that a learner's own long CPU work soon stops costing a core.
+/// The learner's process waits for a call to be made: in one process it
+/// would be busy in that call all along (a `host_work`, a synchronize,
+/// which CUDA's own wait spins in), so it polls up to the longest spin,
+/// and the call after a long one leaves as soon as in one process, not a
+/// wake-up later.
+pub const SPIN_ON_A_GPU: (std::time::Duration, std::time::Duration) = (
+    std::time::Duration::from_millis(1),
+    ring::LONGEST_SPIN,
+);
 pub use proxy::LINK_LOST;
 pub(crate) use proxy::Proxy;
 

@@ -134,10 +134,10 @@ pub(crate) struct RunOptions {
     /// Use harnesses built by `judge build --out DIR` (for GPU machines without Rust).
     #[arg(long, value_name = "DIR")]
     pub(crate) prebuilt: Option<PathBuf>,
-    /// Decide the verdicts in the learner's process, as the CUDA backend
-    /// does, even on the virtual GPU (where the judge decides them in its
-    /// own): to compare the two or to audit, never to grade work you do not
-    /// trust. The results record where each exercise was decided.
+    /// Decide the verdicts in the learner's process, not in the judge's
+    /// own (the default on every backend): to compare the two or to audit,
+    /// never to grade work you do not trust. The results record where each
+    /// exercise was decided.
     #[arg(long)]
     pub(crate) in_process: bool,
     #[command(flatten)]
@@ -366,6 +366,11 @@ pub(crate) struct BuildArgs {
     /// Also build these submissions' harnesses, into `DIR/NAME/`.
     #[command(flatten)]
     pub(crate) who: Submissions,
+    /// Also build each crate linked with its exercise's suite (a harness),
+    /// for runs with `--in-process`; without it only the checkers and the
+    /// agents are built, which every other run uses.
+    #[arg(long)]
+    pub(crate) in_process: bool,
     #[command(flatten)]
     pub(crate) sandbox: SandboxArgs,
 }

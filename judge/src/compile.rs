@@ -36,7 +36,7 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// A harness: the check suite with the learner's crate linked in, one
-    /// process (the CUDA backend's way: `harness-ID-ROLE`).
+    /// process (`--in-process`: `harness-ID-ROLE`).
     Harness,
     /// A checker: the check suite with the exercise's bridge, judge code
     /// only (`checker-ID`), which decides the verdicts.

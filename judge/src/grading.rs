@@ -79,7 +79,7 @@ pub(crate) struct Grading {
     pub(crate) sandbox: Layers,
     /// The seed the checks' generated workloads took.
     pub(crate) seed: u64,
-    /// Where the verdicts were decided (the backend's way, or `--in-process`).
+    /// Where the verdicts were decided (outside, or `--in-process`).
     pub(crate) decided: Decided,
 }
 

@@ -56,18 +56,12 @@ impl Options {
     }
 
     /// Where the verdicts are decided: outside the learner's process on
-    /// the virtual GPU, whose clock is the checker's (so a call's trip to
-    /// the checker costs the learner nothing); in it on the CUDA backend,
-    /// where a trip would be measured with the launch it carries; and in it
-    /// with `--in-process`.
+    /// every backend (the checker owns the device, the virtual GPU's or the
+    /// real one); in it only with `--in-process`.
     pub(crate) fn decided(&self) -> Decided {
-        let virtual_gpu = matches!(
-            self.backend.resolve(),
-            Ok(gpu::ResolvedBackend::Virtual | gpu::ResolvedBackend::VirtualBecause(_))
-        );
-        match virtual_gpu && !self.in_process {
-            true => Decided::OutsideTheLearnersProcess,
-            false => Decided::InTheLearnersProcess,
+        match self.in_process {
+            false => Decided::OutsideTheLearnersProcess,
+            true => Decided::InTheLearnersProcess,
         }
     }
 }

@@ -2,13 +2,14 @@
 //! for GPU machines without a Rust toolchain, and their index.
 //!
 //! For every exercise of the manifest it builds its checker (`checker-ID`:
-//! the suite and the bridge, which decides the verdicts on the virtual GPU),
+//! the suite and the bridge, which decides the verdicts on every backend),
 //! and, for the exercise crate, the solution and each known-wrong variant
 //! (`judge/variants/ID/NAME.patch` applied to the solution, or `NAME.rs` in
-//! place of the solution's file it replaces), both the agent the checker
-//! calls (`agent-ID-ROLE`) and the harness that links the crate with the
-//! suite (`harness-ID-ROLE`, the CUDA backend's way), and copies each to
-//! `DIR/NAME`, where `judge run --prebuilt DIR` looks. With `--submission`
+//! place of the solution's file it replaces), the agent the checker calls
+//! (`agent-ID-ROLE`), and with `--in-process` the harness that links the
+//! crate with the suite too (`harness-ID-ROLE`, for runs decided in the
+//! learner's process), and copies each to `DIR/NAME`, where `judge run
+//! --prebuilt DIR` looks. With `--submission`
 //! or `--class` (and `--shard`) it also builds each submission's agents and
 //! harnesses from the same scratch copies `judge grade` makes, into
 //! `DIR/SUBMISSION/`, for `judge grade --prebuilt DIR`.
@@ -256,19 +257,23 @@ struct Builder<'c, 'e> {
     out: &'c Path,
     progress: Shown,
     sandbox: &'c Sandbox,
+    /// The kinds of binary each crate is built as: its agent, and its
+    /// harness too when the folder is for `--in-process` runs.
+    kinds: &'static [BinaryKind],
     /// The judge's cache, which submissions' builds start from.
     cache: Option<Cache>,
     events: &'e mut dyn FnMut(BuildEvent<'_>),
 }
 
-/// Builds every harness of the course, then those of `submissions` (in the
-/// sandbox, each submission in its own target folder), into `out`,
-/// rewriting `out/index.json` after each.
+/// Builds every checker and agent of the course (and, with `in_process`,
+/// every harness), then those of `submissions` (in the sandbox, each
+/// submission in its own target folder), into `out`, rewriting
+/// `out/index.json` after each.
 pub(crate) fn build_all(
     course: &Course,
     submissions: &[Submission],
     out: &Path,
-    progress: Shown,
+    (progress, in_process): (Shown, bool),
     sandbox: &Sandbox,
     events: &mut dyn FnMut(BuildEvent<'_>),
 ) -> Result<Counts> {
@@ -293,6 +298,10 @@ pub(crate) fn build_all(
         out,
         progress,
         sandbox,
+        kinds: match in_process {
+            true => &[BinaryKind::Agent, BinaryKind::Harness],
+            false => &[BinaryKind::Agent],
+        },
         cache,
         events,
     };
@@ -335,7 +344,7 @@ impl Builder<'_, '_> {
                 match variant.materialize(course, exercise)? {
                     Materialized::Crate(krate) => krate,
                     Materialized::Stale(why) => {
-                        for kind in [BinaryKind::Agent, BinaryKind::Harness] {
+                        for &kind in self.kinds {
                             entries.push(self.missing(exercise, (&role, kind), why.clone()));
                         }
                         continue;
@@ -381,7 +390,7 @@ impl Builder<'_, '_> {
         role: Role,
     ) -> Result<Vec<Entry>> {
         let mut entries = Vec::new();
-        for kind in [BinaryKind::Agent, BinaryKind::Harness] {
+        for &kind in self.kinds {
             if !krate.join("Cargo.toml").is_file() {
                 let why = format!("the course has no crate `{}`", krate.display());
                 entries.push(self.missing(exercise, (&role, kind), why));
@@ -423,7 +432,7 @@ impl Builder<'_, '_> {
             self.sandbox,
         )?;
         let mut entries = Vec::new();
-        for kind in [BinaryKind::Agent, BinaryKind::Harness] {
+        for &kind in self.kinds {
             let name = Some(submission.name.as_str());
             let mut entry = Entry::new(exercise, (&role, kind), name, Status::NotStarted);
             match &prepared {
@@ -476,9 +485,13 @@ pub(crate) fn binary(dir: &Path, name: &str) -> Result<PathBuf> {
     let path = dir.join(name);
     if !path.is_file() {
         bail!(
-            "no prebuilt harness `{name}` in `{}`; build it on a machine with Rust: `judge build --out {}`",
+            "no prebuilt harness `{name}` in `{}`; build it on a machine with Rust: `judge build --out {}`{}",
             dir.display(),
-            dir.display()
+            dir.display(),
+            match name.starts_with("harness-") {
+                true => " --in-process (a harness is built only for runs decided in the learner's process)",
+                false => "",
+            }
         );
     }
     Ok(fs_err::canonicalize(&path)?)

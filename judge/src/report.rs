@@ -52,8 +52,8 @@ pub(crate) enum Decided {
     /// the learner's code does in its own process can change a verdict.
     #[default]
     OutsideTheLearnersProcess,
-    /// In the harness that runs the learner's code (the CUDA backend's way,
-    /// or `--in-process`): a verdict holds only as far as that code cannot
+    /// In the harness that runs the learner's code (`--in-process`, the
+    /// audit switch): a verdict holds only as far as that code cannot
     /// reach the harness's memory (see the instructor guide's tampering
     /// section).
     InTheLearnersProcess,
@@ -67,7 +67,7 @@ impl Decided {
                 "decided in the judge's process, the learner's code in another"
             }
             Self::InTheLearnersProcess => {
-                "decided in the learner's process (the CUDA backend's way): the learner's code could reach them"
+                "decided in the learner's process (`--in-process`): the learner's code could reach them"
             }
         }
     }

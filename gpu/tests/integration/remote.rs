@@ -106,7 +106,7 @@ fn run_remotely(stream: &Stream, batch: &PinnedBuffer<f32>) -> Result<Vec<f32>> 
     let (stream_ref, batch_ref) = (host::export_stream(stream), host::export_pinned(batch));
     let (send, receive) = mpsc::channel();
     let learner = std::thread::spawn(move || {
-        let link = Rc::new(Link::new(theirs).unwrap());
+        let link = Rc::new(Link::accept(theirs).unwrap());
         let stream = agent::stream(&link, stream_ref);
         let batch = agent::pinned::<f32>(&link, batch_ref).unwrap();
         let result = program(&stream, &batch);
@@ -114,7 +114,7 @@ fn run_remotely(stream: &Stream, batch: &PinnedBuffer<f32>) -> Result<Vec<f32>> 
         send.send(result).unwrap();
         link.send(&Frame::Harness(b"done".to_vec())).unwrap();
     });
-    let link = Link::new(ours).unwrap();
+    let link = Link::offer(ours, Default::default()).unwrap();
     loop {
         match link.recv().unwrap() {
             Frame::Gpu(call) => link
@@ -183,7 +183,7 @@ fn a_handle_the_judge_never_handed_over_is_foreign() {
     let (ours, theirs) = UnixStream::pair().unwrap();
     let shared = host::export_stream(&mine);
     let learner = std::thread::spawn(move || {
-        let link = Rc::new(Link::new(theirs).unwrap());
+        let link = Rc::new(Link::accept(theirs).unwrap());
         let stream = agent::stream(&link, shared);
         // A stream id the learner guessed: the judge's other stream.
         let guessed: gpu::remote::StreamRef =
@@ -193,7 +193,7 @@ fn a_handle_the_judge_never_handed_over_is_foreign() {
         link.send(&Frame::Harness(Vec::new())).unwrap();
         outcome.map_err(|e| e.to_string())
     });
-    let link = Link::new(ours).unwrap();
+    let link = Link::offer(ours, Default::default()).unwrap();
     while let Frame::Gpu(call) = link.recv().unwrap() {
         link.send(&Frame::GpuReply(host::serve(call).unwrap()))
             .unwrap();
@@ -210,11 +210,11 @@ fn learner_code_cannot_read_the_device_s_record() {
     let (ours, theirs) = UnixStream::pair().unwrap();
     let shared = host::export_stream(&stream);
     let learner = std::thread::spawn(move || {
-        let link = Rc::new(Link::new(theirs).unwrap());
+        let link = Rc::new(Link::accept(theirs).unwrap());
         let stream = agent::stream(&link, shared);
         let _ = stream.device().trace();
     });
-    let link = Link::new(ours).unwrap();
+    let link = Link::offer(ours, Default::default()).unwrap();
     while let Ok(Frame::Gpu(call)) = link.recv() {
         link.send(&Frame::GpuReply(host::serve(call).unwrap()))
             .unwrap();

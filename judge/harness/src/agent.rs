@@ -196,7 +196,7 @@ fn open() -> io::Result<Link> {
     let socket = UnixStream::from(fd);
     socket.peer_addr()?;
     rustix::stdio::dup2_stdin(std::fs::File::open("/dev/null")?)?;
-    Link::new(socket)
+    Link::accept(socket)
 }
 
 fn send(link: &Link, message: &Message) {

@@ -265,10 +265,10 @@ fn name(message: &Message) -> &'static str {
 pub fn loopback<R>(serve: crate::agent::Serve, f: impl FnOnce() -> R) -> R {
     let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
     let agent = std::thread::spawn(move || {
-        let link = Rc::new(Link::new(theirs).expect("a link"));
+        let link = Rc::new(Link::accept(theirs).expect("a link"));
         crate::agent::serve_link(link, serve);
     });
-    let link = Rc::new(Link::new(ours).expect("a link"));
+    let link = Rc::new(Link::offer(ours, Default::default()).expect("a link"));
     connect(Some(Rc::clone(&link)));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     let ended = !in_call() && end_check(&link);

@@ -28,17 +28,30 @@ struct Running {
 /// The checker's agents.
 pub(crate) struct Agents {
     launch: AgentLaunch,
+    /// How long each side of a link polls before it sleeps: the checker,
+    /// the agent.
+    spin: (Duration, Duration),
     current: Option<Running>,
     /// Why the last start failed, for the check that needed it.
     failed: Option<String>,
 }
 
 impl Agents {
-    /// The agents of a checker, which from now on runs on the CPU it runs
-    /// on now, as will every agent it starts ([`share_a_cpu`]).
-    pub(crate) fn new(launch: AgentLaunch) -> Self {
-        share_a_cpu();
+    /// The agents of a checker. On a real GPU (`real_gpu`) each side of
+    /// the link has a core of its own and polls the link while a check runs
+    /// ([`SPIN`]), so that a call's round trip costs far less than the call;
+    /// on the virtual GPU, whose clock is the checker's, the checker runs
+    /// from now on on the CPU it runs on now, as will every agent it starts
+    /// ([`share_a_cpu`]), and neither side polls.
+    pub(crate) fn new(launch: AgentLaunch, real_gpu: bool) -> Self {
+        if !real_gpu {
+            share_a_cpu();
+        }
         Self {
+            spin: match real_gpu {
+                true => SPIN,
+                false => (Duration::ZERO, Duration::ZERO),
+            },
             launch,
             current: None,
             failed: None,
@@ -101,7 +114,7 @@ impl Agents {
             .stdout(Stdio::inherit())
             .stderr(Stdio::from(output))
             .spawn()?;
-        let link = Rc::new(Link::new(ours)?);
+        let link = Rc::new(Link::offer(ours, self.spin)?);
         let setup = Message::Setup {
             lockdown: launch.lockdown.clone(),
         };
@@ -117,6 +130,10 @@ impl Drop for Agents {
         }
     }
 }
+
+/// How long the checker and its agent poll the link for the next frame
+/// before they sleep, on a real GPU.
+const SPIN: (Duration, Duration) = gpu::remote::SPIN_ON_A_GPU;
 
 /// Keeps this process, and the agents it starts (which inherit it), on the
 /// CPU it runs on now. A checker and its agent take turns, never both

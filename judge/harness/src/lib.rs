@@ -11,11 +11,10 @@
 //!   the learner's code uses is a proxy of one of the checker's
 //!   ([`gpu::remote`]). So no verdict, trace, timing or diagnosis is
 //!   computed in a process that runs learner code ([`wire`] says what the
-//!   two say to each other). The judge does this on the virtual GPU.
+//!   two say to each other). The judge does this on every backend.
 //! * [`main`]: a **harness**, the suite built with the learner's crate,
-//!   run in one process in the sandbox: the CUDA backend's way, where a
-//!   call's trip to another process would be timed with the launch it
-//!   carries.
+//!   run in one process in the sandbox: the judge's `--in-process`, to
+//!   compare the two ways or to audit.
 //!
 //! Either reports each outcome to the judge through a socket that arrives
 //! as stdin and that only it holds once it has read its setup

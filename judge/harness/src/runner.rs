@@ -65,13 +65,16 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup, place: Place) -> st
     let backend = setup.backend;
     let ctx = context(&setup);
     let checks = suite.iter().map(info).collect();
+    // A real GPU's device stays open for the whole run, so that the CUDA
+    // driver has done its setup before the lockdown below.
+    let (backend_name, device) = resolved_backend(backend);
     let mut agents = match (place, setup.agent.take()) {
         (Place::Checker, Some(launch)) => {
             gpu::remote::set_limits(gpu::remote::Limits {
                 memory: setup.memory_limit.unwrap_or(u64::MAX),
                 trace_entries: gpu::remote::TRACE_ENTRIES,
             });
-            Some(crate::checker::Agents::new(launch))
+            Some(crate::checker::Agents::new(launch, device.is_some()))
         }
         (Place::Checker, None) => {
             return Err(std::io::Error::other(
@@ -80,9 +83,6 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup, place: Place) -> st
         }
         (Place::InProcess, _) => None,
     };
-    // A real GPU's device stays open for the whole run, so that the CUDA
-    // driver has done its setup before the lockdown below.
-    let (backend_name, _device) = resolved_backend(backend);
     let suite_event = Event::Suite {
         tag: String::new(),
         checks,

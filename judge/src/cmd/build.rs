@@ -1,5 +1,6 @@
-//! `judge build --out DIR`: every harness of the course (and of the
-//! submissions named) built and not run, for `--prebuilt DIR` on a GPU
+//! `judge build --out DIR`: every checker and agent of the course (and of
+//! the submissions named; with `--in-process`, every harness too) built and
+//! not run, for `--prebuilt DIR` on a GPU
 //! machine without Rust. What is built and how the index reads:
 //! [`crate::prebuilt`].
 
@@ -23,7 +24,7 @@ pub(crate) fn build(root: Option<&Path>, args: &BuildArgs) -> Result<u8> {
         &course,
         &submissions,
         &args.out,
-        progress,
+        (progress, args.in_process),
         &sandbox,
         &mut say,
     )?;

@@ -10,8 +10,8 @@
 //!                                   merge of shards graded with different seeds)
 //!   "decided": "outside_the_learners_process | in_the_learners_process",
 //!                                   where the verdicts were decided: in the judge's
-//!                                   process (the virtual GPU), or in the one that ran the
-//!                                   student's code (the CUDA backend, `--in-process`)
+//!                                   process (every backend, by default), or in the one that
+//!                                   ran the student's code (`--in-process`)
 //!   "sandbox": {                    what student code was built and run in
 //!     "enabled": true,              false with `--no-sandbox`
 //!     "summary": "files, ... (all in force)",

@@ -1111,14 +1111,16 @@ fn device_check(graded: &Graded) -> (String, String) {
 /// Neither earns a point, and each says why at the learner's line; the
 /// honest student after them gets full marks. Before the bound (a
 /// duration taken as wrapping nanoseconds), this starter earned 10 of 10.
+/// The raw frame finds the link's shared memory in `/proc/self/maps`, which
+/// the sandbox hides: it is graded without, where only the checker stands.
 #[test]
 fn a_clock_rewind_on_a_starter_earns_nothing() {
-    for (how, says) in [
-        ("api", "longer than any call may take"),
-        ("frame", "longer than any call may take"),
+    for (how, says, more) in [
+        ("api", "longer than any call may take", &[][..]),
+        ("frame", "longer than any call may take", &["--no-sandbox"][..]),
     ] {
         let course = device_class_with("rewinds-the-clock", &[("@HOW@", how)]);
-        let graded = grade_device(&course, &[]);
+        let graded = grade_device(&course, more);
         let (status, said) = device_check(&graded);
         assert!(status == "failed" || status == "panicked", "{how}: {said}");
         assert!(said.contains(says), "{how}: {said}");
@@ -1130,6 +1132,28 @@ fn a_clock_rewind_on_a_starter_earns_nothing() {
             !said.contains("rewound:"),
             "{how}: the checker answered: {said}"
         );
+    }
+}
+
+/// The link's shared memory written by the learner's process past the
+/// `gpu` crate's own end (through the soundness hole, graded without the
+/// sandbox, which hides where the memory is): a record that decodes as no
+/// frame, a write position past what the ring holds, a record abandoned
+/// half-written by a process that exits. Each ends the attacker's check as
+/// the learner's (`crashed`, saying what the process did to the link); the
+/// checker goes on, and the honest student after gets full marks.
+#[test]
+fn a_link_written_garbage_overrun_or_abandoned_is_the_learners_crash() {
+    for (how, says) in [
+        ("garbage", "broke the protocol"),
+        ("overrun", "more than the link holds"),
+        ("abandoned", "ended in the middle of a call"),
+    ] {
+        let course = device_class_with("corrupts-the-link", &[("@HOW@", how)]);
+        let graded = grade_device(&course, &["--no-sandbox"]);
+        let (status, said) = device_check(&graded);
+        assert_eq!(status, "crashed", "{how}: {said}");
+        assert!(said.contains(says), "{how}: {said}");
     }
 }
 

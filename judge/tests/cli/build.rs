@@ -22,7 +22,7 @@ fn grading_prebuilt_harnesses_scores_like_building_them() {
     let bin = course.root.join("bin");
     let out = course.judge(&["build", "--out", arg(&bin), "--submission", arg(&ada)]);
     assert_eq!(out.code, 0, "{out:?}");
-    insta::assert_snapshot!(course.redact(&out.stdout), @"built 12 harnesses into `[COURSE]/bin`; 4 did not compile (see `index.json` there)");
+    insta::assert_snapshot!(course.redact(&out.stdout), @"built 7 harnesses into `[COURSE]/bin`; 2 did not compile (see `index.json` there)");
     index_lists_every_harness(&bin);
 
     let no_cargo = [("CARGO", Path::new("/nonexistent/cargo"))];
@@ -49,6 +49,23 @@ fn grading_prebuilt_harnesses_scores_like_building_them() {
         arg(&built_here),
     ]);
     assert_eq!(out.code, 0, "{out:?}");
+    let in_process = course.judge_with(
+        &[
+            "grade",
+            "--submission",
+            arg(&ada),
+            "--prebuilt",
+            arg(&bin),
+            "--in-process",
+            "--out",
+            arg(&course.root.join("in-process.json")),
+        ],
+        &no_cargo,
+    );
+    assert!(
+        in_process.stderr.contains("--in-process (a harness is built only"),
+        "a run in the learner's process names the build that makes its harness: {in_process:?}"
+    );
     let (prebuilt, built_here) = (scores(&prebuilt), scores(&built_here));
     assert_eq!(prebuilt, built_here);
     assert_eq!(prebuilt[0].1, "passed crashed passed 7.5");
@@ -130,23 +147,18 @@ fn index_lists_every_harness(bin: &Path) {
             )
         })
         .collect();
+    // Without `--in-process`, no harness: every run the folder serves is
+    // decided outside the learner's process, by a checker and an agent.
     let expected = [
         "checker-901 built checker-901",
         "agent-901-exercise built agent-901-exercise",
-        "harness-901-exercise built harness-901-exercise",
         "agent-901-solution built agent-901-solution",
-        "harness-901-solution built harness-901-solution",
         "agent-901-variant-off-by-one built agent-901-variant-off-by-one",
-        "harness-901-variant-off-by-one built harness-901-variant-off-by-one",
         "checker-903 built checker-903",
         "agent-903-exercise compile_error -",
-        "harness-903-exercise compile_error -",
         "agent-903-solution built agent-903-solution",
-        "harness-903-solution built harness-903-solution",
         "agent-901-submission built ada/agent-901-submission",
-        "harness-901-submission built ada/harness-901-submission",
         "agent-903-submission compile_error -",
-        "harness-903-submission compile_error -",
     ];
     assert_eq!(listed, expected);
     for built in index["harnesses"]

@@ -243,7 +243,7 @@ fn a_patch_variant_is_built_into_a_harness_that_verify_runs_without_cargo() {
     let out = course.judge(&["build", "--out", arg(&bin)]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(
-        harness_status(&bin, "harness-902-variant-subtracts"),
+        harness_status(&bin, "agent-902-variant-subtracts"),
         "built"
     );
     let no_cargo = [("CARGO", Path::new("/nonexistent/cargo"))];
@@ -254,10 +254,10 @@ fn a_patch_variant_is_built_into_a_harness_that_verify_runs_without_cargo() {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains(STALE), "{}", out.stderr);
     assert_eq!(
-        harness_status(&bin, "harness-902-variant-subtracts"),
+        harness_status(&bin, "agent-902-variant-subtracts"),
         "missing"
     );
-    assert!(!bin.join("harness-902-variant-subtracts").exists());
+    assert!(!bin.join("agent-902-variant-subtracts").exists());
 }
 
 /// Runs `judge verify 902 ARGS…` with `env`, checks its exit code and the
