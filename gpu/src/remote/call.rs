@@ -182,6 +182,40 @@ pub(crate) enum What {
     DropDecoder { decoder: u32 },
 }
 
+impl What {
+    /// Whether the call is posted: it only queues work on a stream, records
+    /// or waits on an event, replays a graph, frees, or takes the CPU's time
+    /// (`host_work`), answers `()`, and no value of the learner's depends on
+    /// when it is made. The learner's process does not wait for its answer
+    /// but for the answer of the call before it (see `Link::post`).
+    pub(crate) fn posted(&self) -> bool {
+        matches!(
+            self,
+            Self::HostWork { .. }
+                | Self::Spin { .. }
+                | Self::Fill { .. }
+                | Self::Sum { .. }
+                | Self::ArgmaxRows { .. }
+                | Self::FlagEq { .. }
+                | Self::CountEq { .. }
+                | Self::Affine { .. }
+                | Self::DecodeStep { .. }
+                | Self::Copy { .. }
+                | Self::CopyFromPinned { .. }
+                | Self::CopyToPinned { .. }
+                | Self::RecordEvent { .. }
+                | Self::WaitEvent { .. }
+                | Self::LaunchGraph { .. }
+                | Self::FreeBuffer { .. }
+                | Self::DropSegment { .. }
+                | Self::DropEvent { .. }
+                | Self::DropPinned { .. }
+                | Self::DropGraph { .. }
+                | Self::DropDecoder { .. }
+        )
+    }
+}
+
 /// What a device is, as the judge describes it to a proxy once.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Description {

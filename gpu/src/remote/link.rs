@@ -8,7 +8,9 @@
 
 use super::call::Call;
 use super::ring::Pipe;
+use crate::error::GpuError;
 use serde::{Deserialize, Serialize};
+use std::cell::{Cell, RefCell};
 use std::io;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
@@ -31,10 +33,17 @@ pub enum Frame {
 }
 
 /// One end of the link. Single-threaded, like a device: each call sends one
-/// frame and waits for the answer.
+/// frame and waits for the answer, but for a call posted ([`Link::post`]),
+/// whose answer is read when the next call is posted or anything else is
+/// sent or read.
 #[derive(Debug)]
 pub struct Link {
     pipe: Pipe,
+    /// Whether a posted call's answer is still to be read, and whether its
+    /// error is to be returned (not for a drop's).
+    in_flight: Cell<Option<bool>>,
+    /// The first error a posted call answered that no call has returned yet.
+    failed: RefCell<Option<GpuError>>,
 }
 
 impl Link {
@@ -44,17 +53,21 @@ impl Link {
     /// to cover a call's round trip where both sides have a core of their
     /// own (the CUDA backend), zero where they take turns on one.
     pub fn offer(socket: UnixStream, spin: (Duration, Duration)) -> io::Result<Self> {
-        Ok(Self {
-            pipe: Pipe::offer(socket, spin)?,
-        })
+        Ok(Self::over(Pipe::offer(socket, spin)?))
     }
 
     /// The learner's end over `socket`, with the rings the judge's end
     /// offers on it.
     pub fn accept(socket: UnixStream) -> io::Result<Self> {
-        Ok(Self {
-            pipe: Pipe::accept(socket)?,
-        })
+        Ok(Self::over(Pipe::accept(socket)?))
+    }
+
+    fn over(pipe: Pipe) -> Self {
+        Self {
+            pipe,
+            in_flight: Cell::new(None),
+            failed: RefCell::new(None),
+        }
     }
 
     /// How long this end polls for a frame before it sleeps.
@@ -62,8 +75,62 @@ impl Link {
         self.pipe.spin()
     }
 
-    /// Sends `frame`, whole.
+    /// Sends `frame`, whole, once the answer of a posted call is in.
     pub fn send(&self, frame: &Frame) -> io::Result<()> {
+        self.settle()?;
+        self.write(frame)
+    }
+
+    /// Sends `frame`, a call whose answer is `Result<(), GpuError>`, without
+    /// waiting for its answer; then reads the answer of the call posted
+    /// before it, if any. So the calling side runs at most one call ahead
+    /// of the side that makes them, and pays per call what the other side
+    /// pays to make one: the trip itself is hidden behind the call before.
+    /// An error a posted call answers is kept for [`Link::take_failed`]
+    /// when `report` says so (a drop's is not).
+    pub(crate) fn post(&self, frame: &Frame, report: bool) -> io::Result<()> {
+        self.write(frame)?;
+        if let Some(earlier) = self.in_flight.replace(Some(report)) {
+            self.read_posted(earlier)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the answer of the call posted last, if it is not read yet.
+    pub fn settle(&self) -> io::Result<()> {
+        if let Some(report) = self.in_flight.take() {
+            self.read_posted(report)?;
+        }
+        Ok(())
+    }
+
+    /// The error a posted call answered, once: the next call on the link
+    /// returns it, as a CUDA call returns an earlier asynchronous error.
+    pub fn take_failed(&self) -> Option<GpuError> {
+        self.failed.borrow_mut().take()
+    }
+
+    fn read_posted(&self, report: bool) -> io::Result<()> {
+        match self.read()? {
+            Frame::GpuReply(bytes) => {
+                match postcard::from_bytes::<Result<(), GpuError>>(&bytes) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) if report => {
+                        self.failed.borrow_mut().get_or_insert(e);
+                    }
+                    Ok(Err(_)) => {}
+                    Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+                }
+                Ok(())
+            }
+            _ => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the answer of a posted call was another frame",
+            )),
+        }
+    }
+
+    fn write(&self, frame: &Frame) -> io::Result<()> {
         let bytes = postcard::to_extend(frame, vec![0u8; 4]).map_err(io::Error::other)?;
         let len = u32::try_from(bytes.len() - 4)
             .ok()
@@ -78,6 +145,11 @@ impl Link {
     /// that is too long or does not decode, or rings the other side wrote
     /// nonsense in, is `InvalidData`.
     pub fn recv(&self) -> io::Result<Frame> {
+        self.settle()?;
+        self.read()
+    }
+
+    fn read(&self) -> io::Result<Frame> {
         let mut len = [0u8; 4];
         self.pipe.read_exact(&mut len)?;
         let len = u32::from_le_bytes(len) as usize;
@@ -137,6 +209,45 @@ mod tests {
             b.recv().unwrap_err().kind(),
             io::ErrorKind::InvalidData,
             "garbage does not decode"
+        );
+    }
+
+    #[test]
+    fn a_posted_call_is_answered_when_the_next_is_posted_and_its_error_kept() {
+        let (agent, checker) = pair();
+        let answer = |r: Result<(), GpuError>| Frame::GpuReply(postcard::to_stdvec(&r).unwrap());
+        let lost = GpuError::ForeignHandle {
+            op: "spin",
+            site: crate::trace::CallSite::internal("a posted call"),
+        };
+        agent.post(&Frame::Harness(vec![1]), true).unwrap();
+        assert!(agent.in_flight.get().is_some(), "posted, not waited for");
+        checker.recv().unwrap();
+        let text = lost.to_string();
+        checker.send(&answer(Err(lost))).unwrap();
+        checker.send(&answer(Ok(()))).unwrap();
+        agent.post(&Frame::Harness(vec![2]), false).unwrap();
+        let failed = agent.take_failed().map(|e| e.to_string());
+        assert_eq!(failed, Some(text), "the first call's error");
+        assert!(agent.take_failed().is_none(), "once");
+        agent.send(&Frame::Harness(vec![3])).unwrap();
+        assert!(agent.in_flight.get().is_none(), "a send reads the posted answer first");
+        assert_eq!(checker.recv().unwrap(), Frame::Harness(vec![2]));
+        assert_eq!(checker.recv().unwrap(), Frame::Harness(vec![3]));
+        checker.send(&answer(Err(GpuError::ForeignHandle {
+            op: "drop",
+            site: crate::trace::CallSite::internal("a drop"),
+        })))
+        .unwrap();
+        checker.send(&Frame::Harness(vec![4])).unwrap();
+        agent.settle().unwrap();
+        assert!(agent.take_failed().is_none(), "a drop's error is not the learner's");
+        agent.post(&Frame::Harness(vec![5]), true).unwrap();
+        agent.post(&Frame::Harness(vec![6]), true).unwrap();
+        assert_eq!(
+            agent.recv().unwrap_err().kind(),
+            io::ErrorKind::InvalidData,
+            "a posted call answered with anything but an answer breaks the link"
         );
     }
 

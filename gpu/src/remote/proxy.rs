@@ -54,14 +54,56 @@ impl Proxy {
     }
 
     /// Makes `what` at `site` on the judge's device and returns its answer.
+    /// A call that only queues work or frees ([`What::posted`]) is posted:
+    /// it returns once the judge has made the call before it, and its own
+    /// error is returned by the next call, as CUDA returns an asynchronous
+    /// error; every other call waits for its answer.
     pub(crate) fn call<T: DeserializeOwned>(&self, site: CallSite, what: What) -> Result<T> {
+        if what.posted() {
+            self.post(site, what, true)?;
+            return postcard::from_bytes::<T>(&[])
+                .map_err(|e| lost(&format!("a posted call's answer is not `()`: {e}")));
+        }
+        if let Some(e) = self.settle() {
+            return Err(e);
+        }
         exchange(&self.link, self.handle, site, what)
     }
 
     /// A call whose answer carries nothing to report (a drop): errors are
     /// the judge's to trace, not the learner's to see.
     pub(crate) fn forget(&self, site: CallSite, what: What) {
-        let _: Result<()> = self.call(site, what);
+        match what.posted() {
+            true => {
+                let _ = self.post(site, what, false);
+            }
+            false => {
+                let _: Result<()> = self.call(site, what);
+            }
+        }
+    }
+
+    /// Posts `what`, then returns the error of a call posted before, if one
+    /// failed.
+    fn post(&self, site: CallSite, what: What, report: bool) -> Result<()> {
+        let call = Call {
+            device: self.handle,
+            site,
+            what,
+        };
+        if let Err(e) = self.link.post(&Frame::Gpu(call), report) {
+            lost(&format!("cannot post a call to the judge: {e}"));
+        }
+        self.link.take_failed().map_or(Ok(()), Err)
+    }
+
+    /// Reads a posted call's answer, if one is due; the error of a posted
+    /// call that failed, once.
+    fn settle(&self) -> Option<GpuError> {
+        if let Err(e) = self.link.settle() {
+            lost(&format!("the judge's answer to a posted call: {e}"));
+        }
+        self.link.take_failed()
     }
 }
 

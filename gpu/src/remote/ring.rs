@@ -132,6 +132,9 @@ pub(crate) struct Pipe {
     /// Where this end writes next in `out`, and reads next in the other.
     tail: Cell<u64>,
     head: Cell<u64>,
+    /// Room this end knows of in `out` without reading the reader's
+    /// position again (a line the other core wrote: each read moves it).
+    room: Cell<usize>,
     spin: Duration,
 }
 
@@ -201,6 +204,7 @@ impl Pipe {
             out,
             tail: Cell::new(0),
             head: Cell::new(0),
+            room: Cell::new(0),
             spin,
         })
     }
@@ -222,8 +226,12 @@ impl Pipe {
     pub(crate) fn write_all(&self, mut bytes: &[u8]) -> io::Result<()> {
         let ring = self.out;
         while !bytes.is_empty() {
-            let room = self.wait(ring, WRITER_SLEEPS, || self.room())?;
+            let room = match self.room.get() {
+                known if known >= bytes.len() => known,
+                _ => self.wait(ring, WRITER_SLEEPS, || self.room())?,
+            };
             let n = room.min(bytes.len());
+            self.room.set(room - n);
             let tail = self.tail.get();
             self.copy_in(ring, tail, &bytes[..n]);
             self.tail.set(tail + n as u64);
