@@ -172,7 +172,10 @@ fn link_table(costs: &LaunchCosts, link: &LinkRun) -> String {
     }
     if let Some(ratio) = link_ratio(costs, link) {
         let label = "crate through the link / result layer";
-        let _ = writeln!(out, "  {label:<38} {ratio:.2}x (the two medians of this run)");
+        let _ = writeln!(
+            out,
+            "  {label:<38} {ratio:.2}x (the two medians of this run)"
+        );
     }
     let _ = writeln!(
         out,
