@@ -64,10 +64,8 @@ pub use link::{Frame, Link, MAX_FRAME};
 /// which CUDA's own wait spins in), so it polls up to the longest spin,
 /// and the call after a long one leaves as soon as in one process, not a
 /// wake-up later.
-pub const SPIN_ON_A_GPU: (std::time::Duration, std::time::Duration) = (
-    std::time::Duration::from_millis(1),
-    ring::LONGEST_SPIN,
-);
+pub const SPIN_ON_A_GPU: (std::time::Duration, std::time::Duration) =
+    (std::time::Duration::from_millis(1), ring::LONGEST_SPIN);
 pub use proxy::LINK_LOST;
 pub(crate) use proxy::Proxy;
 

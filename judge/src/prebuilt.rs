@@ -489,7 +489,8 @@ pub(crate) fn binary(dir: &Path, name: &str) -> Result<PathBuf> {
             dir.display(),
             dir.display(),
             match name.starts_with("harness-") {
-                true => " --in-process (a harness is built only for runs decided in the learner's process)",
+                true =>
+                    " --in-process (a harness is built only for runs decided in the learner's process)",
                 false => "",
             }
         );

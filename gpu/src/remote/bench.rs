@@ -81,12 +81,15 @@ pub fn serve_until_done(link: &Link) -> io::Result<Vec<u8>> {
     loop {
         match link.recv()? {
             Frame::Gpu(call) => {
-                let answer = host::serve(call).map_err(|stop| io::Error::other(format!("{stop:?}")))?;
+                let answer =
+                    host::serve(call).map_err(|stop| io::Error::other(format!("{stop:?}")))?;
                 link.send(&Frame::GpuReply(answer))?;
             }
             Frame::Harness(bytes) => return Ok(bytes),
             Frame::GpuReply(_) => {
-                return Err(io::Error::other("an answer arrived from the learner's side"));
+                return Err(io::Error::other(
+                    "an answer arrived from the learner's side",
+                ));
             }
         }
     }
@@ -120,7 +123,9 @@ pub fn serving_side(
         rounds,
         launches,
     };
-    link.send(&Frame::Harness(postcard::to_stdvec(&ask).map_err(io::Error::other)?))?;
+    link.send(&Frame::Harness(
+        postcard::to_stdvec(&ask).map_err(io::Error::other)?,
+    ))?;
     let answer = serve_until_done(&link);
     host::reset();
     postcard::from_bytes(&answer?).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
@@ -139,7 +144,9 @@ pub fn calling_side(socket: UnixStream) -> io::Result<()> {
     let stream = agent::stream(&link, ask.stream);
     let times = time_calls(&stream, ask.rounds, ask.launches).map_err(io::Error::other)?;
     drop(stream);
-    link.send(&Frame::Harness(postcard::to_stdvec(&times).map_err(io::Error::other)?))
+    link.send(&Frame::Harness(
+        postcard::to_stdvec(&times).map_err(io::Error::other)?,
+    ))
 }
 
 #[cfg(test)]
@@ -168,7 +175,11 @@ mod tests {
             .iter()
             .filter(|e| e.op == crate::trace::OpKind::Launch)
             .count();
-        assert_eq!(launches, 2 * (3 * 10), "a warm-up round and two timed, each way");
+        assert_eq!(
+            launches,
+            2 * (3 * 10),
+            "a warm-up round and two timed, each way"
+        );
     }
 
     #[test]

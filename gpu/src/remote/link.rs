@@ -231,17 +231,24 @@ mod tests {
         assert_eq!(failed, Some(text), "the first call's error");
         assert!(agent.take_failed().is_none(), "once");
         agent.send(&Frame::Harness(vec![3])).unwrap();
-        assert!(agent.in_flight.get().is_none(), "a send reads the posted answer first");
+        assert!(
+            agent.in_flight.get().is_none(),
+            "a send reads the posted answer first"
+        );
         assert_eq!(checker.recv().unwrap(), Frame::Harness(vec![2]));
         assert_eq!(checker.recv().unwrap(), Frame::Harness(vec![3]));
-        checker.send(&answer(Err(GpuError::ForeignHandle {
-            op: "drop",
-            site: crate::trace::CallSite::internal("a drop"),
-        })))
-        .unwrap();
+        checker
+            .send(&answer(Err(GpuError::ForeignHandle {
+                op: "drop",
+                site: crate::trace::CallSite::internal("a drop"),
+            })))
+            .unwrap();
         checker.send(&Frame::Harness(vec![4])).unwrap();
         agent.settle().unwrap();
-        assert!(agent.take_failed().is_none(), "a drop's error is not the learner's");
+        assert!(
+            agent.take_failed().is_none(),
+            "a drop's error is not the learner's"
+        );
         agent.post(&Frame::Harness(vec![5]), true).unwrap();
         agent.post(&Frame::Harness(vec![6]), true).unwrap();
         assert_eq!(

@@ -149,10 +149,8 @@ impl Pipe {
     /// this end, which polls for `spin.0` before it sleeps; the other polls
     /// for `spin.1`, which it learns from the header.
     pub(crate) fn offer(socket: UnixStream, spin: (Duration, Duration)) -> io::Result<Self> {
-        let fd = rustix::fs::memfd_create(
-            "gpu-link",
-            MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
-        )?;
+        let fd =
+            rustix::fs::memfd_create("gpu-link", MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)?;
         rustix::fs::ftruncate(&fd, SIZE as u64)?;
         rustix::fs::fcntl_add_seals(&fd, SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL)?;
         let map = Mapping::new(&fd)?;
@@ -163,7 +161,12 @@ impl Pipe {
         let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
         let mut control = SendAncillaryBuffer::new(&mut space);
         control.push(SendAncillaryMessage::ScmRights(&fds));
-        rustix::net::sendmsg(&socket, &[IoSlice::new(&[1])], &mut control, SendFlags::NOSIGNAL)?;
+        rustix::net::sendmsg(
+            &socket,
+            &[IoSlice::new(&[1])],
+            &mut control,
+            SendFlags::NOSIGNAL,
+        )?;
         Self::end(map, socket, 0, spin)
     }
 
@@ -189,7 +192,9 @@ impl Pipe {
         let len = rustix::fs::fstat(&fd)?.st_size;
         let seals = rustix::fs::fcntl_get_seals(&fd)?;
         if len != SIZE as i64 || !seals.contains(SealFlags::SHRINK) {
-            return Err(invalid("the link's shared memory is not the size it must be"));
+            return Err(invalid(
+                "the link's shared memory is not the size it must be",
+            ));
         }
         let map = Mapping::new(&fd)?;
         let spin = Duration::from_nanos(map.u64_at(SPIN_AT).load(Ordering::Relaxed));
@@ -235,7 +240,8 @@ impl Pipe {
             let tail = self.tail.get();
             self.copy_in(ring, tail, &bytes[..n]);
             self.tail.set(tail + n as u64);
-            self.field(ring, TAIL).store(tail + n as u64, Ordering::Release);
+            self.field(ring, TAIL)
+                .store(tail + n as u64, Ordering::Release);
             self.ring_if_asleep(ring, READER_SLEEPS);
             bytes = &bytes[n..];
         }
@@ -251,7 +257,8 @@ impl Pipe {
             let head = self.head.get();
             self.copy_out(ring, head, &mut buf[..n]);
             self.head.set(head + n as u64);
-            self.field(ring, HEAD).store(head + n as u64, Ordering::Release);
+            self.field(ring, HEAD)
+                .store(head + n as u64, Ordering::Release);
             self.ring_if_asleep(ring, WRITER_SLEEPS);
             buf = &mut buf[n..];
         }
@@ -279,9 +286,7 @@ impl Pipe {
         usize::try_from(ready)
             .ok()
             .filter(|&r| r <= CAPACITY)
-            .ok_or_else(|| {
-                invalid("its write position says it wrote more than the link holds")
-            })
+            .ok_or_else(|| invalid("its write position says it wrote more than the link holds"))
     }
 
     /// Waits until `amount` is above zero (or fails): polls for the spin,

@@ -1117,7 +1117,11 @@ fn device_check(graded: &Graded) -> (String, String) {
 fn a_clock_rewind_on_a_starter_earns_nothing() {
     for (how, says, more) in [
         ("api", "longer than any call may take", &[][..]),
-        ("frame", "longer than any call may take", &["--no-sandbox"][..]),
+        (
+            "frame",
+            "longer than any call may take",
+            &["--no-sandbox"][..],
+        ),
     ] {
         let course = device_class_with("rewinds-the-clock", &[("@HOW@", how)]);
         let graded = grade_device(&course, more);

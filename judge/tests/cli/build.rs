@@ -63,7 +63,9 @@ fn grading_prebuilt_harnesses_scores_like_building_them() {
         &no_cargo,
     );
     assert!(
-        in_process.stderr.contains("--in-process (a harness is built only"),
+        in_process
+            .stderr
+            .contains("--in-process (a harness is built only"),
         "a run in the learner's process names the build that makes its harness: {in_process:?}"
     );
     let (prebuilt, built_here) = (scores(&prebuilt), scores(&built_here));

@@ -242,10 +242,7 @@ fn a_patch_variant_is_built_into_a_harness_that_verify_runs_without_cargo() {
     let bin = course.root.join("bin");
     let out = course.judge(&["build", "--out", arg(&bin)]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(
-        harness_status(&bin, "agent-902-variant-subtracts"),
-        "built"
-    );
+    assert_eq!(harness_status(&bin, "agent-902-variant-subtracts"), "built");
     let no_cargo = [("CARGO", Path::new("/nonexistent/cargo"))];
     verify_902(&course, &["--prebuilt", arg(&bin)], &no_cargo, 0, "✓");
 

@@ -31,7 +31,10 @@ fn round_trip_through_a_thread(spin: Duration, len: usize) {
     pipe.write_all(&sent).unwrap();
     pipe.read_exact(&mut back).unwrap();
     echo.join().unwrap();
-    assert!(back == sent, "{len} bytes came back changed (spin {spin:?})");
+    assert!(
+        back == sent,
+        "{len} bytes came back changed (spin {spin:?})"
+    );
 }
 
 #[test]
@@ -80,7 +83,10 @@ fn a_writer_that_says_it_wrote_more_than_the_ring_holds_is_refused() {
         b.field(1, TAIL).store(tail, Ordering::Release);
         let err = a.read_exact(&mut [0u8; 8]).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData, "tail {tail}");
-        assert!(err.to_string().contains("more than the link holds"), "{err}");
+        assert!(
+            err.to_string().contains("more than the link holds"),
+            "{err}"
+        );
     }
 }
 
@@ -94,7 +100,10 @@ fn a_reader_that_says_it_read_past_what_was_written_is_refused() {
     // out: a write of the ring's size does.
     let err = a.write_all(&pattern(CAPACITY)).unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::InvalidData);
-    assert!(err.to_string().contains("read past what was written"), "{err}");
+    assert!(
+        err.to_string().contains("read past what was written"),
+        "{err}"
+    );
 }
 
 #[test]
