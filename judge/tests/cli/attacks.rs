@@ -1144,14 +1144,15 @@ fn a_clock_rewind_on_a_starter_earns_nothing() {
 /// sandbox, which hides where the memory is): a record that decodes as no
 /// frame, a write position past what the ring holds, a record abandoned
 /// half-written by a process that exits. Each ends the attacker's check as
-/// the learner's (`crashed`, saying what the process did to the link); the
-/// checker goes on, and the honest student after gets full marks.
+/// the learner's (`crashed`, saying what the process did to the link, or
+/// how it ended); the checker goes on, and the honest student after gets
+/// full marks.
 #[test]
 fn a_link_written_garbage_overrun_or_abandoned_is_the_learners_crash() {
     for (how, says) in [
         ("garbage", "broke the protocol"),
         ("overrun", "more than the link holds"),
-        ("abandoned", "ended in the middle of a call"),
+        ("abandoned", "the learner's process exited with code 0"),
     ] {
         let course = device_class_with("corrupts-the-link", &[("@HOW@", how)]);
         let graded = grade_device(&course, &["--no-sandbox"]);
