@@ -145,6 +145,9 @@ fn table(costs: &LaunchCosts) -> String {
     out
 }
 
+/// Which of a [`CallTimes`]' calls a row shows.
+type Calls = fn(&CallTimes) -> &[u64];
+
 /// The median of the link's round medians over the result layer's, in one run.
 fn link_ratio(costs: &LaunchCosts, link: &LinkRun) -> Option<f64> {
     let through = Spread::of(&link.through_link.launch_rounds_us)?.median;
@@ -180,10 +183,10 @@ fn link_table(costs: &LaunchCosts, link: &LinkRun) -> String {
     let _ = writeln!(
         out,
         "\nwhat one call costs the process that makes it, µs: median / p99 of every timed call\n\n\
-         {:<40} {:<18} {}",
-        "", "one process", "through the link"
+         {:<40} {:<18} through the link",
+        "", "one process"
     );
-    let calls: [(&str, fn(&CallTimes) -> &[u64]); 3] = [
+    let calls: [(&str, Calls); 3] = [
         ("launch, spin(0) (posted)", |t| &t.launches_ns),
         ("query (waits for the answer)", |t| &t.queries_ns),
         ("now (the clock: the trip alone)", |t| &t.nows_ns),

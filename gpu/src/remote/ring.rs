@@ -92,7 +92,7 @@ impl Mapping {
     }
 
     fn u64_at(&self, offset: usize) -> &AtomicU64 {
-        debug_assert!(offset % 8 == 0 && offset + 8 <= HEADER);
+        debug_assert!(offset.is_multiple_of(8) && offset + 8 <= HEADER);
         // SAFETY: `offset` is within the header and 8-aligned (the mapping
         // is page-aligned); an `AtomicU64` has the layout of a `u64`, every
         // bit pattern is one, and the mapping lives as long as `self`.
@@ -100,7 +100,7 @@ impl Mapping {
     }
 
     fn u32_at(&self, offset: usize) -> &AtomicU32 {
-        debug_assert!(offset % 4 == 0 && offset + 4 <= HEADER);
+        debug_assert!(offset.is_multiple_of(4) && offset + 4 <= HEADER);
         // SAFETY: as `u64_at`, for 4 bytes.
         unsafe { &*self.base.as_ptr().add(offset).cast::<AtomicU32>() }
     }
