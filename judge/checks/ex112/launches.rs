@@ -19,13 +19,13 @@ fn one_launch(measurement: &Measured) -> Result<(), Failure> {
     let sizes = &measurement.sizes;
     let Some(size) = sizes
         .iter()
-        .find(|s| !close(s.profile.cpu_us, s.reference.cpu_us))
+        .find(|s| !close(s.profile.cpu_us, measurement.launch_truth_us(s)))
     else {
         return Ok(());
     };
     let expected = format!(
         "for each kernel size, the CPU time of one launch within a factor of {FACTOR} of the judge's measurement: {}",
-        per_size(sizes, |s| s.reference.cpu_us)
+        per_size(sizes, |s| measurement.launch_truth_us(s))
     );
     let actual = format!(
         "{}: {} for one launch; yours: {}",

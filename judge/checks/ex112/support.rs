@@ -153,6 +153,45 @@ impl Measured {
         Some(end.saturating_sub(start) as f64 / 1e3 / timed.len() as f64)
     }
 
+    /// The pace of the learner's timed launches where nothing came between
+    /// two of them, in microseconds: the median time from one launch's start
+    /// to the next's, over the pairs of launches next to each other in the
+    /// trace. It is what one launch costs the learner's process as it runs
+    /// here: on a real GPU its calls cross to the judge's process, and the
+    /// judge's own measurement, made in that process, does not pay the trip
+    /// (on the virtual GPU, whose clock is the judge's, the two agree).
+    /// A loop that waits between launches has no such pair: `None`.
+    pub(crate) fn paced_cpu_us(&self, size: &Size) -> Option<f64> {
+        let timed = size.timed();
+        let (first, last) = (timed.first()?, timed.last()?);
+        let entries = self.entries(size);
+        let inside: Vec<&TraceEntry> = entries
+            .iter()
+            .filter(|e| e.seq >= first.0 && e.seq < last.1)
+            .collect();
+        let mut gaps: Vec<u64> = inside
+            .windows(2)
+            .filter(|w| w[0].op == OpKind::Launch && w[1].op == OpKind::Launch)
+            .map(|w| w[1].cpu_start_ns.saturating_sub(w[0].cpu_start_ns))
+            .collect();
+        if gaps.len() < PLAN.launches / 2 {
+            return None;
+        }
+        gaps.sort_unstable();
+        Some(gaps[gaps.len() / 2] as f64 / 1e3)
+    }
+
+    /// What the learner's CPU time of one launch of `size` is held to: the
+    /// judge's own measurement, or the pace of the learner's launches where
+    /// nothing came between them ([`Self::paced_cpu_us`]) when that is
+    /// slower: a launch's trip between the processes is the learner's to
+    /// measure, not to be failed for.
+    pub(crate) fn launch_truth_us(&self, size: &Size) -> f64 {
+        let reference = size.reference.cpu_us;
+        self.paced_cpu_us(size)
+            .map_or(reference, |paced| paced.max(reference))
+    }
+
     /// The yardstick of a launch's CPU time for `size`: what the trace saw
     /// of the learner's timed launches ([`Self::observed_cpu_us`]), never
     /// less than the judge's own measurement.
