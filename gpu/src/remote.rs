@@ -18,8 +18,10 @@
 //! costs the learner nothing. On the CUDA backend the clock is the judge's
 //! process's and the call is the real one, made when it arrives: the link
 //! ([`Link`], two rings in shared memory that both sides poll while a check
-//! runs) carries a call and its answer in well under a microsecond, so the
-//! GPU sees the learner's calls at the pace one process would give it.
+//! runs) carries a call and its answer in one to two microseconds on the
+//! H200, and a call that only queues work is posted: the learner's process
+//! runs at most one call ahead of the judge's, so the GPU sees its launches
+//! at the pace the judge makes them.
 //!
 //! Learner code may not read or change the device's record (its trace,
 //! races, sync debug mode): those calls panic on a proxy, naming the call.
