@@ -33,7 +33,7 @@ pub enum Frame {
 }
 
 /// One end of the link. Single-threaded, like a device: each call sends one
-/// frame and waits for the answer, but for a call posted ([`Link::post`]),
+/// frame and waits for the answer, but for a call posted (`Link::post`),
 /// whose answer is read when the next call is posted or anything else is
 /// sent or read.
 #[derive(Debug)]
