@@ -58,6 +58,13 @@ pub mod hidden_syncs;
 // Not for the browser (the widgets build this crate for wasm32): it reads
 // the real clock, which `gpu::measure_launches` does not do there.
 #[cfg(not(target_arch = "wasm32"))]
+// Its `//!` names `Link` (gpu::remote::Link) as a link rustdoc cannot
+// resolve there. The file is code of an H200 measurement
+// (chapters/measurements/launch_overhead.txt, measured at 1b53b45): an edit
+// would make that measurement stale until the H200 measures it again, so
+// the fix (`[`Link`](gpu::remote::Link)`) waits for that run, and this
+// allowance goes with it.
+#[allow(rustdoc::broken_intra_doc_links)]
 pub mod launch_overhead;
 pub mod sampling;
 pub mod streams;
