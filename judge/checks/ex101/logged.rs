@@ -55,6 +55,16 @@ impl Logged {
         self.sim.finish(stream);
     }
 
+    /// `stream` has done the work queued before the `n`-th event recorded on
+    /// it (counted from 1), and none after: that event has completed and
+    /// every later one on `stream` is still pending. Not logged: the test's
+    /// doing, not the allocator's.
+    pub(super) fn reach(&mut self, stream: StreamId, n: usize) {
+        if let Some(&(event, _)) = self.events.iter().filter(|(_, s)| *s == stream).nth(n - 1) {
+            self.sim.wait_event(&event);
+        }
+    }
+
     /// The requests since the log was last taken, oldest first.
     pub(super) fn asked(&self) -> &[Asked] {
         &self.log

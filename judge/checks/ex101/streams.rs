@@ -4,7 +4,7 @@
 use super::logged::Asked;
 use super::support::{
     ALLOC, Because, FREE, MIB, PEND, S0, S1, S2, S3, Seg, Size, at, ensure, ensure_at, ensure_rows,
-    free, malloc, mb, segments, sim,
+    free, malloc, mb, rows, segments, sim,
 };
 use caching_allocator::{LARGE_BUFFER, Pool, SMALL_BUFFER};
 use judge_harness::{Ctx, Failure, ensure_eq};
@@ -165,7 +165,42 @@ pub(super) fn record_stream_defers_reuse_until_the_stream_finishes(_: &Ctx) -> R
         "once both recorded streams finish, the block at 2 MiB is reused",
     )?;
     one_busy_stream_holds_up_only_its_own_blocks()?;
+    each_pending_free_waits_for_its_own_event()?;
     notes_end_with_the_allocation()
+}
+
+/// Two blocks noted on stream 1 and freed one after the other, with more
+/// work queued on stream 1 between the frees: when stream 1 has done the
+/// work before the first free's event and not the work after it, only the
+/// first block is free again.
+fn each_pending_free_waits_for_its_own_event() -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let x = malloc(&mut a, MIB, S0)?;
+    let y = malloc(&mut a, MIB, S0)?;
+    let at_y = y.addr();
+    a.record_stream(&x, S1);
+    a.record_stream(&y, S1);
+    free(&mut a, x)?;
+    free(&mut a, y)?;
+    a.driver_mut().reach(S1, 1);
+    let _z = malloc(&mut a, MIB, S0)?;
+    let y_state = rows(&a, 0)
+        .iter()
+        .find(|&&(addr, ..)| addr == at_y)
+        .map(|&(.., s)| s);
+    ensure_rows(
+        &a,
+        0,
+        &[(0, MIB, ALLOC), (MIB as u64, MIB, PEND)],
+        "two 1 MiB blocks noted on stream 1 and freed in turn, stream 1 past the first free's event and not the second's, then malloc(1 MiB): the first block reused, the second still pending",
+    )
+    .because(|| match y_state {
+        Some(FREE) | None => format!(
+            "the block at {} was released although its event, the second recorded on stream 1, has not completed: stream 1 has only done the work queued before the first free. Each pending free waits for its own events; the completion of an older event on a stream says nothing about work queued on it later. Poll a stream's events oldest first and stop at the first that has not completed",
+            at(at_y)
+        ),
+        Some(_) => "stream 1 has done the work before the first free's event, so the first block is free again and malloc reuses it, while the second, freed after more work was queued on stream 1, waits for its own event".into(),
+    })
 }
 
 /// Two blocks recorded on streams 1 and 2: when stream 2 finishes and
