@@ -288,13 +288,87 @@ pub(crate) fn render(report: &ExerciseReport, book: &Book, out: &mut dyn Write) 
             writeln!(out, "  {FAIL}✗ the checks could not run: {reason}{FAIL:#}")?
         }
         Stage::Checked { checks } => {
-            for check in checks {
-                render_check(check, &report.waiting_for(check), book, out)?;
+            for (i, check) in checks.iter().enumerate() {
+                match first_with_the_same_block(&checks[..i], check) {
+                    Some(first) => render_repeat(check, first, out)?,
+                    None => render_check(check, &report.waiting_for(check), book, out)?,
+                }
             }
         }
     }
     render_output(report, out)?;
     render_summary(report, out)
+}
+
+/// The earlier check that ended with the same panic, or the same failure
+/// short of what it expected (one call of the learner's that failed and
+/// stopped every check that needed it): its block is printed once.
+fn first_with_the_same_block<'a>(
+    earlier: &'a [CheckReport],
+    check: &CheckReport,
+) -> Option<&'a CheckReport> {
+    let same = |a: &Outcome, b: &Outcome| match (a, b) {
+        (
+            Outcome::Failed {
+                actual,
+                site,
+                detail,
+                ..
+            },
+            Outcome::Failed {
+                actual: actual_b,
+                site: site_b,
+                detail: detail_b,
+                ..
+            },
+        ) => (actual, site, detail) == (actual_b, site_b, detail_b),
+        (Outcome::Panicked { .. }, Outcome::Panicked { .. }) => a == b,
+        _ => false,
+    };
+    earlier.iter().find(|e| same(&e.outcome, &check.outcome))
+}
+
+/// A check that ended as `first` did, above: one line that says it could
+/// not run and why.
+fn render_repeat(check: &CheckReport, first: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
+    let info = &check.info;
+    writeln!(
+        out,
+        "  {FAIL}✗{FAIL:#} {} {DIM}{}{DIM:#}",
+        info.name, info.title
+    )?;
+    let why = match &check.outcome {
+        Outcome::Panicked { location, message } => {
+            let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+            if message.contains("not yet implemented") {
+                format!("it stops at the same `todo!()`{at}")
+            } else {
+                format!("your code panicked{at}")
+            }
+        }
+        Outcome::Failed { actual, .. } => first_sentence(actual),
+        _ => String::new(),
+    };
+    writeln!(
+        out,
+        "      could not run: {why}, as told under `{}` above",
+        first.info.name
+    )
+}
+
+/// `text` up to the end of its first clause (a colon or a full stop), for
+/// a one-line mention of a failure told in full above.
+fn first_sentence(text: &str) -> String {
+    let end = text
+        .char_indices()
+        .find(|&(i, c)| (c == ':' || c == '.') && text[i + 1..].starts_with(' '))
+        .map_or(text.len(), |(i, _)| i);
+    let head = &text[..end];
+    if head.chars().count() > 100 {
+        format!("{}…", head.chars().take(100).collect::<String>())
+    } else {
+        head.to_string()
+    }
 }
 
 /// One check; `waiting` names the checks it requires that did not pass.
@@ -341,7 +415,7 @@ fn render_check(
             if message.contains("not yet implemented") {
                 writeln!(
                     out,
-                    "      (a `todo!()` is still there: that part is yours to write)"
+                    "      (a `todo!()` is still there: that part is yours to write, and every check that reaches it stops there: start with it)"
                 )?;
             }
         }
@@ -400,6 +474,7 @@ fn render_summary(report: &ExerciseReport, out: &mut dyn Write) -> io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn check(name: &str, points: u32, passed: bool, requires: &[&str]) -> CheckReport {
         CheckReport {
@@ -431,6 +506,50 @@ mod tests {
         };
         report.stage = Stage::Checked { checks };
         report
+    }
+
+    fn failed(name: &str, outcome: Outcome) -> CheckReport {
+        CheckReport {
+            outcome,
+            ..check(name, 10, false, &[])
+        }
+    }
+
+    fn call_failed(expected: &str) -> Outcome {
+        Outcome::Failed {
+            expected: expected.into(),
+            actual: "`step 3` failed: an invalid argument. The rest of the text".into(),
+            site: None,
+            detail: Some("what the error means\nand what to do".into()),
+        }
+    }
+
+    #[test]
+    fn a_failed_call_or_a_todo_is_told_once_and_the_checks_it_stopped_say_so_in_a_line() {
+        let todo = Outcome::Panicked {
+            message: "not yet implemented: malloc".into(),
+            location: None,
+        };
+        let report = report(vec![
+            failed("tokens", call_failed("the tokens")),
+            failed("replays", call_failed("one replay a step")),
+            failed("first_todo", todo.clone()),
+            failed("second_todo", todo),
+            failed(
+                "other",
+                Outcome::Failed {
+                    expected: "x".into(),
+                    actual: "another cause".into(),
+                    site: None,
+                    detail: None,
+                },
+            ),
+        ]);
+        let mut text = Vec::new();
+        render(&report, &Book::of(Path::new("/nonexistent")), &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let plain = anstream::adapter::strip_str(&text).to_string();
+        insta::assert_snapshot!(plain);
     }
 
     #[test]
