@@ -72,9 +72,10 @@ pub(super) fn paddings(run: &Run) -> Result<(), Failure> {
         }
         let actual = match stale {
             Some((r, earlier)) => format!(
-                "rows {n}..{bucket} of the static input held {:?} when the graph ran, and row {r} is row {r} of step {earlier}'s batch of {} rows: stale rows. The graph computes every row of its bucket, from whatever they hold. Fill rows {n}..{bucket} with `PAD` after copying the batch in, before the launch",
+                "rows {n}..{bucket} of the static input held {:?} when the graph ran, and row {r} is row {r} of step {earlier}'s batch of {} rows: stale rows. {} The graph computes every row of its bucket, from whatever they hold. Fill rows {n}..{bucket} with `PAD` after copying the batch in, before the launch",
                 &step.input[n..bucket],
-                run.steps[earlier].rows()
+                run.steps[earlier].rows(),
+                fills_queued(step, launch)
             ),
             None => format!(
                 "rows {n}..{bucket} of the static input held {:?} when the graph ran, not {PAD_WORDS}: fill the padding rows with `PAD`, a token the decoder knows",
@@ -84,6 +85,28 @@ pub(super) fn paddings(run: &Run) -> Result<(), Failure> {
         return fail(actual, replay.site);
     }
     Ok(())
+}
+
+/// What the step queued to write the padding, in a sentence: nothing, or
+/// its fills (none of them the padding's rows before the launch).
+fn fills_queued(step: &Step, launch: usize) -> String {
+    let fills: Vec<String> = step
+        .calls
+        .iter()
+        .filter(|e| is_fill(e))
+        .map(|e| format!("{} of {} token(s)", describe(e), e.bytes / 4))
+        .collect();
+    match fills.as_slice() {
+        [] => "The step queued no fill at all: nothing wrote the padding rows, so they kept what an earlier batch left there.".into(),
+        _ if step.calls[..launch].iter().any(is_fill) => format!(
+            "The step's fill ({}) did not write these rows.",
+            fills.join(", ")
+        ),
+        _ => format!(
+            "The step's only fill ({}) came after the launch.",
+            fills.join(", ")
+        ),
+    }
 }
 
 /// A fill of exactly `rows` tokens queued before the launch, if the step

@@ -192,19 +192,36 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
 /// returned an error, with what the error means for a bucketed step.
 pub(super) fn call_failed(call: &str, rows: Option<usize>, e: &Error) -> Failure {
     let batch = rows.map_or(String::new(), |n| format!(" (a batch of {n} rows)"));
-    let failure = Failure::new(
-        format!("`{call}`{batch} to succeed"),
-        format!("`{call}`{batch} failed: {e}"),
-    );
+    let expected = format!("`{call}`{batch} to succeed");
     let text = e.to_string();
-    match e {
-        Error::TooManyRows { .. } => failure.detail(format!(
+    let failed = Failure::new(expected.clone(), format!("`{call}`{batch} failed: {text}"));
+    // For a batch that fits, the error's own text (no bucket, split the
+    // batch) would contradict the batch: say what the step refused instead.
+    match (e, rows) {
+        (Error::TooManyRows { .. }, Some(0)) => Failure::new(
+            expected,
+            format!("`{call}`{batch} returned `Error::TooManyRows`, but an empty batch is no step at all: it returns `Ok(())` having queued nothing"),
+        )
+        .detail(format!(
+            "`Error::TooManyRows` is only for a batch of more than `MAX_ROWS` = {MAX_ROWS} rows; an empty batch (a serving loop's idle step) has no bucket because it needs none: return before looking for one; see {SECTION}"
+        )),
+        (Error::TooManyRows { .. }, Some(n)) if n <= MAX_ROWS => Failure::new(
+            expected,
+            format!(
+                "`{call}`{batch} returned `Error::TooManyRows`, but {n} rows fit the bucket of {}: the step refused a batch it must run",
+                bucket_for(n).unwrap_or(MAX_ROWS)
+            ),
+        )
+        .detail(format!(
+            "`Error::TooManyRows` is only for a batch of more than `MAX_ROWS` = {MAX_ROWS} rows: the bucket of a batch is the first of `BUCKETS` = {BUCKETS:?} that is at least its rows (look for `<` where `<=` belongs, or a search that stops one bucket early); see {SECTION}"
+        )),
+        (Error::TooManyRows { .. }, _) => failed.detail(format!(
             "only a batch of more than `MAX_ROWS` = {MAX_ROWS} rows has no bucket: `bucket_for` is the first of `BUCKETS` = {BUCKETS:?} that is at least the batch's rows, and an empty batch is no step at all; see {SECTION}"
         )),
-        Error::Gpu(_) if text.contains("length mismatch") => failure.detail(format!(
+        (Error::Gpu(_), _) if text.contains("length mismatch") => failed.detail(format!(
             "a copy or a fill got views of different lengths or out of the static buffers: the batch goes into rows `0..n` of the static input, the padding into rows `n..bucket`, and only rows `0..n` of the static output go to `next`, which holds `n` tokens; see {SECTION}"
         )),
-        Error::Gpu(_) => failure,
+        (Error::Gpu(_), _) => failed,
     }
 }
 
