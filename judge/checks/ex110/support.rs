@@ -15,6 +15,11 @@ pub(super) const STEPS: usize = 12;
 pub(super) const PROMPTS: [i32; 5] = [396, 104, 68, 17, 34];
 /// Tokens per step: one per prompt.
 pub(super) const BATCH: usize = PROMPTS.len();
+/// The step given new tokens instead of the row the step before wrote, as
+/// a serving loop gives a step the sampler's choice or a new request's.
+pub(super) const FRESH_STEP: usize = 6;
+/// The new tokens step [`FRESH_STEP`] is given, in the history's last row.
+pub(super) const FRESH: [i32; 5] = [7, 250, 33, 480, 91];
 /// What the history's rows 1 to [`STEPS`] hold before the run: no token.
 pub(super) const UNWRITTEN: i32 = -1;
 
@@ -55,7 +60,8 @@ pub(super) struct Run {
     pub(super) device: Device,
     /// The decoder.
     pub(super) decoder: Decoder,
-    /// Rows 0 to [`STEPS`] of the history, read once after the run.
+    /// Rows 0 to [`STEPS`] of the history, then [`FRESH`], read once
+    /// after the run.
     pub(super) history: Vec<i32>,
     /// The races the race checker found during the run.
     pub(super) races: Vec<RaceReport>,
@@ -66,15 +72,28 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// Row `s` of the history: the tokens step `s` decoded from.
+    /// Row `s` of the history: what step `s - 1` wrote into its `next`
+    /// (row 0: the prompts).
     pub(super) fn row(&self, s: usize) -> &[i32] {
         &self.history[s * BATCH..(s + 1) * BATCH]
     }
+
+    /// The tokens step `s` was given: row `s`, or at [`FRESH_STEP`] the
+    /// new tokens (the history's last row).
+    pub(super) fn given(&self, s: usize) -> &[i32] {
+        self.row(given_row(s))
+    }
+}
+
+/// The history's row that step `s` is given as its `tokens`.
+fn given_row(s: usize) -> usize {
+    if s == FRESH_STEP { STEPS + 1 } else { s }
 }
 
 /// Sets up the device, the decoder (warmed up by one eager step) and the
 /// history, then makes the learner's step and runs it [`STEPS`] times, row
-/// s into row s + 1, each call's trace marked.
+/// s into row s + 1 (step [`FRESH_STEP`] given new tokens instead of row
+/// [`FRESH_STEP`]), each call's trace marked.
 pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
     let device = ctx.device()?;
     let stream = device.new_stream()?;
@@ -85,9 +104,11 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
         step_time: GPU_STEP,
     };
     let decoder = Decoder::new(&stream, config)?;
-    let history = stream.alloc_zeros::<i32>((STEPS + 1) * BATCH)?;
+    let history = stream.alloc_zeros::<i32>((STEPS + 2) * BATCH)?;
+    let row = |r: usize| history.slice(r * BATCH..(r + 1) * BATCH);
     stream.fill(&history, UNWRITTEN)?;
-    stream.copy_from_host(&PROMPTS, history.slice(0..BATCH))?;
+    stream.copy_from_host(&PROMPTS, row(0))?;
+    stream.copy_from_host(&FRESH, row(STEPS + 1))?;
     // A real GPU may load a kernel at its first launch: not in the run.
     let warm = stream.alloc_zeros::<i32>(2)?;
     stream.decode_step(&decoder, warm.slice(0..1), warm.slice(1..2))?;
@@ -98,8 +119,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<Run, Failure> {
     let mut step = chosen()(&stream, &decoder, BATCH).map_err(|e| call_failed("new", e))?;
     for s in 0..STEPS {
         marks.push(device.trace_mark());
-        let row = |r: usize| history.slice(r * BATCH..(r + 1) * BATCH);
-        step.step(row(s), row(s + 1))
+        step.step(row(given_row(s)), row(s + 1))
             .map_err(|e| call_failed(&format!("step {s}"), e))?;
     }
     marks.push(device.trace_mark());

@@ -126,6 +126,16 @@ fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
         "copies_in_once",
     );
     STAND_IN.fails(
+        copies_in_after_the_launch,
+        "tokens_equal_eager_decoding",
+        "copies_in_after_the_launch",
+    );
+    STAND_IN.fails(
+        feeds_the_output_back,
+        "tokens_equal_eager_decoding",
+        "feeds_the_output_back",
+    );
+    STAND_IN.fails(
         copies_out_into_tokens,
         "tokens_equal_eager_decoding",
         "copies_out_into_tokens",

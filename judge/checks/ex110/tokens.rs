@@ -3,12 +3,12 @@
 //! a step behind, a `next` never written, a read or write on another stream
 //! that nothing orders).
 
-use super::support::{BATCH, PROMPTS, Run, STEPS, UNWRITTEN, run};
+use super::support::{BATCH, FRESH_STEP, PROMPTS, Run, STEPS, UNWRITTEN, run};
 use gpu::{OpKind, RaceReport, TraceEntry};
 use judge_harness::{Ctx, Failure};
 
 /// What the check expects, in words.
-const EXPECTED: &str = "row s + 1 of the history to hold the tokens the decoder chooses after row s, for each of the 12 steps (eager decoding), and no race";
+const EXPECTED: &str = "row s + 1 of the history to hold the tokens the decoder chooses after the tokens step s is given (row s, or at step 6 new tokens, as a serving loop gives), for each of the 12 steps (eager decoding), and no race";
 
 pub(super) fn tokens_equal_eager_decoding(ctx: &Ctx) -> Result<(), Failure> {
     let run = run(ctx)?;
@@ -23,11 +23,16 @@ pub(super) fn tokens_equal_eager_decoding(ctx: &Ctx) -> Result<(), Failure> {
 }
 
 /// Rows 0 to [`STEPS`] of eager decoding: the prompts, then each step's
-/// choice after the row before, on the decoder's CPU twin.
+/// choice after the tokens it is given (the row before, or at
+/// [`FRESH_STEP`] the new tokens), on the decoder's CPU twin.
 fn eager(run: &Run) -> Vec<Vec<i32>> {
     let mut rows = vec![PROMPTS.to_vec()];
     for s in 0..STEPS {
-        rows.push(run.decoder.reference_step(&rows[s]));
+        let given = match s {
+            FRESH_STEP => run.given(s).to_vec(),
+            _ => rows[s].clone(),
+        };
+        rows.push(run.decoder.reference_step(&given));
     }
     rows
 }
@@ -88,19 +93,24 @@ fn diagnose(run: &Run, want: &[Vec<i32>], s: usize) -> Failure {
         );
     }
     if behind(run) {
-        let before_replay = run.steps[s]
+        return behind_by_one(run, s, got);
+    }
+    if s == FRESH_STEP && got == &run.decoder.reference_step(run.row(s))[..] {
+        let copy_in = run.steps[s]
             .iter()
             .take_while(|e| e.op != OpKind::GraphLaunch)
-            .filter(|e| e.op == OpKind::CopyDeviceToDevice)
-            .last();
+            .find(|e| e.op == OpKind::CopyDeviceToDevice);
         return fail(
             format!(
-                "{got:?}, and every step's `next` holds what the replay of the step before computed (step 0's, what the static output held before any replay): each step copies the static output out before its own replay writes it. Copy the static output into `next` after the graph launch"
+                "{got:?}, the tokens the decoder chooses after {:?}, what step {} wrote into its `next` and the static output still held, not after the new tokens step {s} was given as `tokens`, {:?}: the step decoded its own last output instead of its `tokens`. Every earlier step was given the `next` of the step before, which hid it; a serving loop gives each step new tokens (the sampler's, a request that joins). Copy `tokens` into the static input before each launch",
+                run.row(s),
+                s - 1,
+                run.given(s)
             ),
-            before_replay.or(replay),
+            copy_in.or(replay),
         );
     }
-    if let Some(k) = (0..s).find(|&k| got == &run.decoder.reference_step(run.row(k))[..]) {
+    if let Some(k) = (0..s).find(|&k| got == &run.decoder.reference_step(run.given(k))[..]) {
         return fail(
             format!(
                 "{got:?}, the tokens the decoder chooses after row {k}, an earlier step's: the graph decoded from what its static input held before. Copy `tokens` into the static input before each launch"
@@ -112,17 +122,56 @@ fn diagnose(run: &Run, want: &[Vec<i32>], s: usize) -> Failure {
         format!(
             "{got:?} where eager decoding chooses {:?} after {:?} (the rows before are right)",
             want[s + 1],
-            run.row(s)
+            run.given(s)
         ),
         replay,
+    )
+}
+
+/// Every step wrote what the decoder chooses after the tokens of the step
+/// before: the order of the step's copies around its launch says which
+/// copy is on the wrong side of it.
+fn behind_by_one(run: &Run, s: usize, got: &[i32]) -> Failure {
+    let calls = &run.steps[s];
+    let launch = calls
+        .iter()
+        .position(|e| e.op == OpKind::GraphLaunch)
+        .unwrap_or(calls.len());
+    let copies = |range: std::ops::Range<usize>| -> Vec<&TraceEntry> {
+        calls[range]
+            .iter()
+            .filter(|e| e.op == OpKind::CopyDeviceToDevice)
+            .collect()
+    };
+    let (before, after) = (copies(0..launch), copies(launch..calls.len()));
+    let failure = |actual: String, at: Option<&TraceEntry>| {
+        let failure = Failure::new(EXPECTED, format!("step {s}: {actual}"));
+        match at.or(calls.get(launch)) {
+            Some(e) => failure.at(e.site),
+            None => failure,
+        }
+    };
+    if before.is_empty() && after.len() >= 2 {
+        return failure(
+            format!(
+                "{got:?}, and every step's `next` holds what the decoder chooses after the tokens of the step before (step 0's, after the zeros the static input held before anything was copied in): each step copies its `tokens` into the static input after the graph launch, so each replay decodes the tokens the step before copied in. Both copies come after the launch; the copy in belongs before it: copy `tokens` in, launch, then copy the static output out"
+            ),
+            after.first().copied(),
+        );
+    }
+    failure(
+        format!(
+            "{got:?}, and every step's `next` holds what the replay of the step before computed (step 0's, what the static output held before any replay): each step copies the static output out before its own replay writes it. Copy the static output into `next` after the graph launch"
+        ),
+        before.last().copied(),
     )
 }
 
 /// Whether every step from the second on wrote what the replay of the step
 /// before it computed: the copy out queued before the launch.
 fn behind(run: &Run) -> bool {
-    (1..STEPS).all(|s| run.row(s + 1) == &run.decoder.reference_step(run.row(s - 1))[..])
-        && run.row(1) != &run.decoder.reference_step(run.row(0))[..]
+    (1..STEPS).all(|s| run.row(s + 1) == &run.decoder.reference_step(run.given(s - 1))[..])
+        && run.row(1) != &run.decoder.reference_step(run.given(0))[..]
 }
 
 /// The cause a race report names, in words.

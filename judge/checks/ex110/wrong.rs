@@ -38,6 +38,11 @@ enum Mistake {
     SideStreamOneWay,
     /// The static output is copied into `tokens` instead of `next`.
     CopiesOutIntoTokens,
+    /// The tokens are copied into the static input after the launch.
+    CopiesInAfterTheLaunch,
+    /// From the second step on, the static output is copied into the
+    /// static input instead of the tokens given.
+    FeedsTheOutputBack,
 }
 
 /// The solution's step, with one mistake.
@@ -115,7 +120,10 @@ impl Stepper for Wrong {
         let stream = self.stream.clone();
         self.steps += 1;
         match self.mistake {
-            Mistake::InputNotCopied => {}
+            Mistake::InputNotCopied | Mistake::CopiesInAfterTheLaunch => {}
+            Mistake::FeedsTheOutputBack if self.steps > 1 => {
+                stream.copy(&self.output, &self.input)?;
+            }
             Mistake::CopiesInOnce if self.steps > 1 => {}
             Mistake::FreshInputEachStep => {
                 let staged = stream.alloc_zeros::<i32>(tokens.len())?;
@@ -134,6 +142,9 @@ impl Stepper for Wrong {
             stream.decode_step(&self.decoder, &self.input, &self.output)?;
         } else {
             self.graph.launch()?;
+        }
+        if self.mistake == Mistake::CopiesInAfterTheLaunch {
+            stream.copy(tokens, &self.input)?;
         }
         if self.mistake == Mistake::ReplaysTwice {
             self.graph.launch()?;
@@ -354,4 +365,6 @@ with_mistake! {
     eager_on_the_static_buffers => EagerOnTheStaticBuffers,
     copies_in_once => CopiesInOnce,
     copies_out_into_tokens => CopiesOutIntoTokens,
+    copies_in_after_the_launch => CopiesInAfterTheLaunch,
+    feeds_the_output_back => FeedsTheOutputBack,
 }
