@@ -149,6 +149,15 @@ fn the_newest_slot_read_is_told_one_step_ahead() {
 }
 
 #[test]
+fn a_queue_into_the_other_slot_is_told_by_queue_not_read() {
+    STAND_IN.fails(
+        given::<Two<QUEUE_OTHER_SLOT>>,
+        "tokens_match_the_reference",
+        "queue_other_slot",
+    );
+}
+
+#[test]
 fn the_checks_pass_on_any_backend_with_the_solution() {
     let ctx = Ctx::new(Backend::Auto);
     for check in super::CHECKS {

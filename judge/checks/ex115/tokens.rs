@@ -53,6 +53,25 @@ fn expected(prompts: &[i32], steps: usize) -> String {
     )
 }
 
+/// Why every list is one step ahead, told by the last token read: after
+/// the loop, the last `read` finds the last step's tokens when `read`
+/// takes the newest slot, and the step before's when `queue` fills the
+/// slot `read` takes one step later (the slots swapped).
+fn one_step_ahead(steps: usize, want: &[Vec<i32>], got: &[Vec<i32>]) -> String {
+    let last = |k: usize| (0..want.len()).all(|i| got[i][steps - 1] == want[i][k]);
+    if last(steps - 2) {
+        format!(
+            "every list is one step ahead, and its last token is step {}'s, read after step {}'s: the slots alternate in the wrong order. `queue` put step s's tokens into slot (s + 1) % 2, so `read`, which rightly takes slot `read % 2`, found the step queued just before it in the loop, and the older one after it. `queue` fills slot `queued % 2`, the slot `read` will take for the same step (and records that slot's event)",
+            steps - 2,
+            steps - 1
+        )
+    } else if last(steps - 1) {
+        "every list is one step ahead: the tokens read after step s + 1's launch are step s + 1's, not step s's. `read` reads the oldest slot not read yet (slot `read % 2`, its event waited for), not the newest one".into()
+    } else {
+        "every list is one step ahead: each read in the loop found the tokens of the step queued just before it, not the oldest ones not read yet. Either `read` takes the newest slot, or `queue` fills another slot than the one `read` takes for the same step; both count steps from 0, step s's tokens in slot s % 2".into()
+    }
+}
+
 /// `Ok` when `got` is the reference (`want`); otherwise the cause the
 /// difference points to.
 pub(super) fn compare(
@@ -80,7 +99,7 @@ pub(super) fn compare(
     }
     let ahead = steps > 1 && (0..want.len()).all(|i| got[i][..steps - 1] == want[i][1..]);
     if ahead {
-        return fail("every list is one step ahead: the tokens read after step s + 1's launch are step s + 1's, not step s's. `read` reads the oldest slot not read yet (slot `read % 2`, its event waited for), not the newest one".into());
+        return fail(one_step_ahead(steps, want, got));
     }
     let (i, s) = (0..steps)
         .flat_map(|s| (0..want.len()).map(move |i| (i, s)))

@@ -79,6 +79,9 @@ pub(super) const SIDE_STREAM: u8 = 10;
 pub(super) const NEVER_RECORDED: u8 = 11;
 /// The slot's event recorded in `read`, just before the wait, not after the copy.
 pub(super) const RECORDED_AT_READ: u8 = 12;
+/// `queue` puts step s's tokens (and the event after them) into slot
+/// (s + 1) % 2, while `read` is right.
+pub(super) const QUEUE_OTHER_SLOT: u8 = 13;
 
 impl<const M: u8> Slots for Two<M> {
     fn new(stream: &Stream, n: usize) -> Result<Self> {
@@ -100,7 +103,11 @@ impl<const M: u8> Slots for Two<M> {
     }
 
     fn queue(&mut self, stream: &Stream, tokens: &DeviceBuffer<i32>) -> Result<()> {
-        let slot = if M == ONE_SLOT { 0 } else { self.queued % 2 };
+        let slot = match M {
+            ONE_SLOT => 0,
+            QUEUE_OTHER_SLOT => (self.queued + 1) % 2,
+            _ => self.queued % 2,
+        };
         if M == ALLOC_EACH {
             self.pinned[slot] = stream.device().alloc_pinned(self.n)?;
         }
@@ -112,6 +119,7 @@ impl<const M: u8> Slots for Two<M> {
         match M {
             EVENT_FIRST | RECORDED_AT_READ => {}
             NEVER_RECORDED => drop(copier.record_event()?),
+            QUEUE_OTHER_SLOT => self.copied[slot].record(copier)?,
             _ => self.copied[self.queued % 2].record(copier)?,
         }
         self.queued += 1;
