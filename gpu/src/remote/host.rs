@@ -76,6 +76,8 @@ struct Entry {
     next_decoder: u32,
     /// Bytes of the learner's own pinned buffers.
     pinned_bytes: u64,
+    /// Reads of the device's CPU clock (`now`) the learner's process made.
+    clock_reads: u64,
 }
 
 impl Entry {
@@ -91,6 +93,7 @@ impl Entry {
             decoders: HashMap::new(),
             next_decoder: 1,
             pinned_bytes: 0,
+            clock_reads: 0,
         }
     }
 }
@@ -179,6 +182,21 @@ pub fn stream(stream: StreamRef) -> Option<Stream> {
     with_host(|host| {
         let entry = host.entries.get(stream.device as usize)?;
         entry.streams.get(&stream.stream).cloned()
+    })
+}
+
+/// How many times the learner's process has read `device`'s CPU clock
+/// (`Device::now`) so far, or `None` when `device` was never handed to a
+/// learner's process (the learner's code then runs in this one, and its
+/// reads are not counted). A check tells from it whether a figure of the
+/// learner's came from the device's clock or from one of its own process
+/// (`std::time::Instant`), which on the virtual GPU times the model.
+pub fn clock_reads(device: &Device) -> Option<u64> {
+    with_host(|host| {
+        host.entries
+            .iter()
+            .find(|e| e.device.same(device))
+            .map(|e| e.clock_reads)
     })
 }
 
@@ -315,7 +333,10 @@ impl Entry {
                 total_memory: self.device.total_memory(),
                 calibration: self.device.calibration(),
             })),
-            What::Now => encode(Ok(self.device.now().as_nanos() as u64)),
+            What::Now => {
+                self.clock_reads += 1;
+                encode(Ok(self.device.now().as_nanos() as u64))
+            }
             What::NewStream => encode(self.new_stream()),
             What::NewEvent => encode(self.new_event()),
             What::Synchronize => encode(self.device.synchronize()),

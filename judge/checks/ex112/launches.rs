@@ -16,6 +16,7 @@ pub(super) fn the_cpu_time_is_one_launch(ctx: &Ctx) -> Result<(), Failure> {
 /// The verdict on one measurement.
 fn one_launch(measurement: &Measured) -> Result<(), Failure> {
     follows_the_plan(measurement)?;
+    reads_the_devices_clock(measurement)?;
     let sizes = &measurement.sizes;
     let Some(size) = sizes
         .iter()
@@ -69,6 +70,25 @@ fn follows_the_plan(measurement: &Measured) -> Result<(), Failure> {
         format!("{made} calls of `launch` for {}", size.name()),
     )
     .detail(format!("{why}; {SECTION}")))
+}
+
+/// Passes unless the learner's `profile` never read the device's clock for
+/// a size (counted when its code runs in a process of its own): its CPU
+/// time then came from a clock of its own process, whatever it reads.
+fn reads_the_devices_clock(measurement: &Measured) -> Result<(), Failure> {
+    let Some(size) = measurement.sizes.iter().find(|s| s.clock_reads == Some(0)) else {
+        return Ok(());
+    };
+    Err(Failure::new(
+        "the CPU time of a launch read on the device's clock, `stream.device().now()`, before the first timed launch and after the last",
+        format!(
+            "`profile` never read `stream.device().now()` for {}, yet reported a CPU time for one launch: that figure came from another clock, one of your own process (`std::time::Instant`, say)",
+            size.name()
+        ),
+    )
+    .detail(format!(
+        "rule 2 times a launch on the device's clock: the CPU's own on a real GPU, the modelled CPU's on the virtual GPU. A clock of your own process cannot see the modelled CPU: on the virtual GPU it times the model's own work, which depends on the machine and the moment, so the same code would pass in one run and fail in the next. The judge asks for the device's clock on every backend, so that a verdict depends on your code alone: read `stream.device().now()` around the timed launches; {SECTION}"
+    )))
 }
 
 /// Where the CPU waited in the time the learner's clock counted: inside

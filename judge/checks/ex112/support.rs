@@ -68,6 +68,10 @@ pub(crate) struct Size {
     pub(crate) calls: Vec<(u64, u64)>,
     /// The trace marks before and after the learner's `profile`.
     pub(crate) span: (u64, u64),
+    /// How many times the learner's `profile` read the device's clock
+    /// (`stream.device().now()`); `None` when its code runs in the judge's
+    /// process, whose reads are not counted.
+    pub(crate) clock_reads: Option<u64>,
 }
 
 impl Size {
@@ -292,9 +296,13 @@ fn learners(
         Ok(())
     };
     let begin = device.trace_mark();
+    let reads_before = clock_reads(device);
     let profile = chosen()(stream, PLAN, &mut launch)
         .map_err(|e| Failure::new("`profile` to succeed", e.to_string()))?;
     let span = (begin, device.trace_mark());
+    let clock_reads = clock_reads(device)
+        .zip(reads_before)
+        .map(|(after, before)| after - before);
     device.synchronize()?;
     Ok(Size {
         kernel,
@@ -302,7 +310,19 @@ fn learners(
         profile,
         calls,
         span,
+        clock_reads,
     })
+}
+
+/// The reads of `device`'s clock that the learner's process made so far
+/// (`None` in the judge's process; in the suite's own tests, what a test's
+/// stand-in says).
+fn clock_reads(device: &Device) -> Option<u64> {
+    #[cfg(test)]
+    if let Some(reads) = super::tests::clock_reads() {
+        return reads;
+    }
+    gpu::remote::host::clock_reads(device)
 }
 
 /// The judge's own measurement of `kernel`, on a stream of its own: warmed

@@ -29,6 +29,14 @@ thread_local! {
     static REPLACEMENT: Cell<Option<ProfileFn>> = const { Cell::new(None) };
     static BOUND: Cell<Option<BoundFn>> = const { Cell::new(None) };
     static CROSSOVER_FN: Cell<Option<CrossoverFn>> = const { Cell::new(None) };
+    /// The device clock reads a test's stand-in makes, as the checker
+    /// counts them for an agent (`None`: the count of the judge's process).
+    static CLOCK_READS: Cell<Option<Option<u64>>> = const { Cell::new(None) };
+}
+
+/// The clock reads a test says its stand-in made, if it says.
+pub(super) fn clock_reads() -> Option<Option<u64>> {
+    CLOCK_READS.with(Cell::get)
 }
 
 /// The profiling function a test put in place of the solution's, if any.
@@ -79,6 +87,25 @@ fn fails_with(
 
 fn profiling(f: ProfileFn) -> (Option<ProfileFn>, Option<BoundFn>, Option<CrossoverFn>) {
     (Some(f), None, None)
+}
+
+#[test]
+fn a_cpu_time_not_read_on_the_devices_clock_is_told_by_its_clock() {
+    // An agent's reads are counted by the checker: none for `Instant`.
+    CLOCK_READS.with(|r| r.set(Some(Some(0))));
+    let outcome = run_with(
+        Some(timed_with_instant),
+        None,
+        None,
+        "the_cpu_time_is_one_launch",
+    );
+    CLOCK_READS.with(|r| r.set(None));
+    crate::tests::fails_as(
+        112,
+        &outcome,
+        "the_cpu_time_is_one_launch",
+        "timed_with_instant",
+    );
 }
 
 #[test]

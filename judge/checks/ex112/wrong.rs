@@ -204,6 +204,28 @@ pub(super) fn totals_not_divided(
     })
 }
 
+/// The solution's, the launches timed with `std::time::Instant` instead of
+/// the device's clock.
+pub(super) fn timed_with_instant(
+    stream: &Stream,
+    plan: Plan,
+    launch: Launch<'_>,
+) -> Result<Profile> {
+    warm_up(stream, plan, launch)?;
+    stream.spin(Duration::from_micros(50) * plan.launches as u32)?;
+    let start = stream.record_event()?;
+    let started = std::time::Instant::now();
+    for _ in 0..plan.launches {
+        launch(stream)?;
+    }
+    let cpu = started.elapsed();
+    let end = stream.record_event()?;
+    Ok(Profile {
+        cpu_us: per_launch(cpu, plan),
+        gpu_us: gpu_per_kernel(start.elapsed_ms(&end)?, plan),
+    })
+}
+
 /// The starter's: no warm-up, a synchronize after every launch, the GPU
 /// read on the CPU clock.
 pub(super) fn starter(stream: &Stream, plan: Plan, launch: Launch<'_>) -> Result<Profile> {
