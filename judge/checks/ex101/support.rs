@@ -26,6 +26,14 @@ pub(super) fn sim(capacity: usize) -> Sim {
 
 /// `n` bytes for people: `3000 B`, `3 KiB`, `20 MiB`, `1 MiB + 512 B`.
 pub(super) fn bytes(n: usize) -> String {
+    // No device holds a petabyte: a size this large is one that went below
+    // zero in a `usize` and wrapped around, and reads so.
+    if n > 1 << 50 {
+        return format!(
+            "-{} (a size that went below zero and wrapped around to {n} B)",
+            bytes(n.wrapping_neg())
+        );
+    }
     if n < 64 * KIB && !n.is_multiple_of(KIB) {
         return format!("{n} B");
     }
@@ -279,5 +287,19 @@ pub(super) fn ensure(
         Ok(())
     } else {
         Err(Failure::new(expected, actual()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MIB, bytes};
+
+    #[test]
+    fn a_size_that_went_below_zero_reads_as_negative() {
+        assert_eq!(bytes(3 * MIB + 512), "3 MiB + 512 B");
+        assert_eq!(
+            bytes((5 * MIB).wrapping_neg()),
+            "-5 MiB (a size that went below zero and wrapped around to 18446744073704308736 B)"
+        );
     }
 }
