@@ -19,7 +19,7 @@ pub(super) fn outputs(run: &Run) -> Result<(), Failure> {
     let wrong = (0..run.y.len()).find(|&i| run.y[i] != layer(run.batch[i]));
     match (wrong, run.races.first()) {
         (None, None) => Ok(()),
-        (None, Some(race)) => Err(right_by_timing(race)),
+        (None, Some(race)) => Err(right_by_timing(run, race)),
         (Some(i), Some(race)) => Err(unordered(run, i, race)),
         (Some(i), None) => Err(diagnose(run, i)),
     }
@@ -55,29 +55,42 @@ fn race_cause(race: &RaceReport) -> String {
     )
 }
 
+/// Why the race happened: the call list's order names the mistake (the
+/// wait on the wrong stream, the event recorded before the upload, …)
+/// when it shows one; else the race checker's own words.
+fn why_the_race(run: &Run, race: &RaceReport) -> (String, gpu::CallSite) {
+    match super::order::ordered(run) {
+        Err(order) => (
+            format!(
+                "the race checker found the upload and the layer unordered on two streams, and the call list says why: {}",
+                order.actual
+            ),
+            order.site.unwrap_or(race.current.site),
+        ),
+        Ok(()) => (
+            format!("the race checker says why: {}", race_cause(race)),
+            race.current.site,
+        ),
+    }
+}
+
 /// A wrong output with a race behind it: the race is the cause.
 fn unordered(run: &Run, i: usize, race: &RaceReport) -> Failure {
-    Failure::new(
-        EXPECTED,
-        format!(
-            "{}; the race checker says why: {}",
-            found(run, i),
-            race_cause(race)
-        ),
-    )
-    .at(race.current.site)
-    .detail(race.to_string())
+    let (cause, site) = why_the_race(run, race);
+    Failure::new(EXPECTED, format!("{}; {cause}", found(run, i)))
+        .at(site)
+        .detail(run.name_streams(&race.to_string()))
 }
 
 /// The output came out right, but only because the GPU was quick.
-fn right_by_timing(race: &RaceReport) -> Failure {
+fn right_by_timing(run: &Run, race: &RaceReport) -> Failure {
+    let (cause, site) = why_the_race(run, race);
     Failure::new(
         EXPECTED,
         format!(
-            "`y` came out right in this run, but only because the GPU happened to finish in time: {}",
-            race_cause(race)
+            "`y` came out right in this run, but only because the GPU happened to finish in time; {cause}"
         ),
     )
-    .at(race.current.site)
-    .detail(race.to_string())
+    .at(site)
+    .detail(run.name_streams(&race.to_string()))
 }

@@ -50,6 +50,33 @@ pub(super) struct Run {
     pub(super) consumer: StreamId,
 }
 
+impl Run {
+    /// `text` (a race report) with the statement's names for the two
+    /// streams, the producer and the consumer, for the device's numbers.
+    pub(super) fn name_streams(&self, text: &str) -> String {
+        let mut named = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find("stream ") {
+            named.push_str(&rest[..at]);
+            let after = &rest[at + "stream ".len()..];
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let name = match after[..digits].parse::<u32>().ok().map(StreamId) {
+                Some(id) if id == self.producer => "the producer stream",
+                Some(id) if id == self.consumer => "the consumer stream",
+                _ => {
+                    named.push_str("stream ");
+                    rest = after;
+                    continue;
+                }
+            };
+            named.push_str(name);
+            rest = &after[digits..];
+        }
+        named.push_str(rest);
+        named.replace("the the ", "the ")
+    }
+}
+
 /// The batch: multiples of a quarter, so that the layer is exact.
 fn batch(seed: u64) -> Vec<f32> {
     (0..LEN as u64)
