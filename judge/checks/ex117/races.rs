@@ -17,17 +17,29 @@ pub(super) fn no_race_between_the_stages(ctx: &Ctx) -> Result<(), Failure> {
     let Some(race) = races.first() else {
         return Ok(());
     };
-    let entries = &bench.device.trace().entries;
-    let missed = missed_order(entries, race);
-    let chunk = first_racing_chunk(ctx)?;
-    let tried = tried_wait(entries, race, &bench, chunk, missed.as_deref());
-    let what = explain(race, &bench, chunk, missed.as_deref(), tried.as_deref());
+    let what = cause(ctx, &bench, race)?;
     Err(Failure::new(
         "no race between the copy-in, compute and copy-out streams, or with the CPU",
         format!("{} race(s); the first: {what}", races.len()),
     )
     .at(race.current.site)
     .detail(format!("{race}\nsee {SECTION}")))
+}
+
+/// What `race`, found in a run of `bench`, means in the pipeline: the
+/// buffer, the chunk, and the order that was missing.
+pub(super) fn cause(ctx: &Ctx, bench: &Bench, race: &RaceReport) -> Result<String, Failure> {
+    let entries = &bench.device.trace().entries;
+    let missed = missed_order(entries, race);
+    let chunk = first_racing_chunk(ctx)?;
+    let tried = tried_wait(entries, race, bench, chunk, missed.as_deref());
+    Ok(explain(
+        race,
+        bench,
+        chunk,
+        missed.as_deref(),
+        tried.as_deref(),
+    ))
 }
 
 /// The chunk whose access made the first race: the last chunk of the

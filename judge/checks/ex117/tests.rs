@@ -97,6 +97,20 @@ fn a_wait_for_the_wrong_event_or_on_the_wrong_stream_is_named() {
 }
 
 #[test]
+fn an_output_of_zeros_is_told_by_the_race_behind_it() {
+    STAND_IN.fails(
+        no_layer_event,
+        "outputs_are_each_chunks_layer",
+        "no_layer_event_zeros",
+    );
+    STAND_IN.fails(
+        waits_for_the_wrong_stream,
+        "outputs_are_each_chunks_layer",
+        "waits_for_the_wrong_stream_zeros",
+    );
+}
+
+#[test]
 fn the_final_wait_for_the_wrong_stream_is_a_race_with_the_cpu() {
     STAND_IN.fails(
         waits_for_the_wrong_stream,
