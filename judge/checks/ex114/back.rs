@@ -30,11 +30,15 @@ pub(super) fn a_pending_block_comes_back(ctx: &Ctx) -> Result<(), Failure> {
     if b.addr == first && s.last().of(OpKind::AllocSegment).is_empty() {
         return Ok(());
     }
+    let whose = match free_events_problem(&s, "a", 1) {
+        Some(problem) => format!("`a`, noted on side1, which had finished; but {problem}"),
+        None => "`a`, whose only event, on side1, had completed".into(),
+    };
     Err(not_back(
         EXPECTED,
         s.last(),
         "after side1 had finished (the judge waited for it), `b = malloc(1 MiB)`",
-        "`a`, whose only event, on side1, had completed",
+        &whose,
         &b,
         first,
     ))
@@ -58,18 +62,24 @@ pub(super) fn events_complete_in_any_order(ctx: &Ctx) -> Result<(), Failure> {
     waited(s.last())?;
     s.fill(&m, 999.0)?;
     if m.addr == addr_a {
-        return Err(handed_out_busy(
-            &s,
-            "`m = malloc(1 MiB)` handed out `a`'s block, freed first, while side1's slow reader still read it: `b`'s event (side2, finished) had completed, `a`'s (side1) had not. Each pending block comes back when its own events have completed, not when another block's have",
-            slow_a,
-        ));
+        let what = match free_events_problem(&s, "a", 1) {
+            Some(problem) => format!(
+                "`m = malloc(1 MiB)` handed out `a`'s block, freed first, while side1's slow reader still read it: {problem}"
+            ),
+            None => "`m = malloc(1 MiB)` handed out `a`'s block, freed first, while side1's slow reader still read it: `b`'s event (side2, finished) had completed, `a`'s (side1) had not. Each pending block comes back when its own events have completed, not when another block's have".into(),
+        };
+        return Err(handed_out_busy(&s, &what, slow_a));
     }
     if m.addr != addr_b || !s.last().of(OpKind::AllocSegment).is_empty() {
+        let whose = match free_events_problem(&s, "b", 2) {
+            Some(problem) => format!("`b`, noted on side2, which had finished; but {problem}"),
+            None => "`b`, whose event had completed though `a`'s had not: a busy stream must not hold back the blocks of a finished one".into(),
+        };
         return Err(not_back(
             EXPECTED_ORDER,
             s.last(),
             "with `a` (freed first, side1 still reading) and `b` (freed second, side2 finished) pending, `m = malloc(1 MiB)`",
-            "`b`, whose event had completed though `a`'s had not: a busy stream must not hold back the blocks of a finished one",
+            &whose,
             &m,
             addr_b,
         ));
@@ -89,11 +99,13 @@ pub(super) fn events_complete_in_any_order(ctx: &Ctx) -> Result<(), Failure> {
     waited(s.last())?;
     s.fill(&n, 999.0)?;
     if n.addr == addr_c {
-        return Err(handed_out_busy(
-            &s,
-            "`n = malloc(1 MiB)` handed out `c`'s block, noted for side1 and side2, once side2's event had completed, while side1's slow reader still read it: a block with two noted streams comes back only when both events have completed",
-            slow_c,
-        ));
+        let what = match free_events_problem(&s, "c", 1) {
+            Some(problem) => format!(
+                "`n = malloc(1 MiB)` handed out `c`'s block, noted for side1 and side2, while side1's slow reader still read it: {problem}"
+            ),
+            None => "`n = malloc(1 MiB)` handed out `c`'s block, noted for side1 and side2, once side2's event had completed, while side1's slow reader still read it: a block with two noted streams comes back only when both events have completed".into(),
+        };
+        return Err(handed_out_busy(&s, &what, slow_c));
     }
     if n.addr == addr_a {
         return Err(handed_out_busy(
@@ -115,6 +127,48 @@ pub(super) fn events_complete_in_any_order(ctx: &Ctx) -> Result<(), Failure> {
         .detail(race_lines(&races)));
     }
     Ok(())
+}
+
+/// What is wrong with the events `free(name)` recorded, for a block noted
+/// on stream `side` alone, if anything: none recorded, or recorded on
+/// another stream, whose completion says nothing about `side`'s reader (so
+/// the message never says an event completed that the trace shows was
+/// never recorded where it should be).
+fn free_events_problem(s: &Session, name: &str, side: usize) -> Option<String> {
+    let free = s.call(&format!("`free({name})`"));
+    let records = free.of(OpKind::EventRecord);
+    let noted = Some(s.stream(side).id());
+    if records.iter().any(|e| e.stream == noted) {
+        return None;
+    }
+    let note = format!(
+        "`record_stream(&mut {name}, &{})`",
+        super::support::stream_name(side)
+    );
+    let early = s
+        .calls
+        .iter()
+        .find(|c| c.what == note)
+        .and_then(|c| c.of(OpKind::EventRecord).first().copied().cloned());
+    Some(match (records.first(), early) {
+        (None, Some(e)) => format!(
+            "`free({name})` recorded no event, and {note} recorded one ({}), before {}'s reader was queued: it completes without waiting for that reader. Record the event at `free`, when the stream's use of the block is all queued",
+            describe(&e),
+            super::support::stream_name(side)
+        ),
+        (None, None) => format!(
+            "`free({name})` recorded no event, so nothing tells `malloc` when {}'s reader is done: at `free`, record an event on each stream noted with `record_stream`",
+            super::support::stream_name(side)
+        ),
+        (Some(e), _) => format!(
+            "`free({name})` recorded its event on {} ({}), not on {}, the stream noted with `record_stream`: that event completes when {}'s work has, which says nothing about {}'s reader. Record it on the noted stream",
+            s.name_of(e.stream),
+            describe(e),
+            super::support::stream_name(side),
+            s.name_of(e.stream),
+            super::support::stream_name(side)
+        ),
+    })
 }
 
 /// Fails when `call` made the CPU wait: whatever block it then handed out,

@@ -329,6 +329,13 @@ pub(super) fn describe(e: &TraceEntry) -> String {
 
 /// The races, one a line, for a failure's detail.
 pub(super) fn race_lines(races: &[RaceReport]) -> String {
-    let lines: Vec<String> = races.iter().map(ToString::to_string).collect();
-    format!("races found by the race checker:\n{}", lines.join("\n"))
+    // The racing accesses are the judge's own (its fills and slow readers):
+    // their lines, and the race checker's advice to order them with an
+    // event, point where nothing is the learner's to change.
+    match races.len() {
+        0 => "the race checker found no race".into(),
+        n => format!(
+            "the race checker found {n} race(s) on the block: the judge's write after the `malloc` that handed it out against a judge's read still running on another stream. Both accesses are the judge's and correct; what let them overlap is the block handed out too early, so the fix is in your `free` (an event on each noted stream) and `malloc` (a pending block comes back only once its events have completed)"
+        ),
+    }
 }

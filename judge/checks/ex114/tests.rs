@@ -52,6 +52,22 @@ fn a_missed_note_or_a_misplaced_event_is_named_by_the_race() {
 }
 
 #[test]
+fn a_misplaced_event_is_told_by_where_it_was_recorded_not_by_a_completion() {
+    for (wrong, name) in [
+        (
+            open::<Wrong<EVENT_ON_OWNER>> as Open,
+            "event_on_owner_order",
+        ),
+        (
+            open::<Wrong<EVENT_AT_RECORD_STREAM>>,
+            "event_at_record_stream_order",
+        ),
+    ] {
+        STAND_IN.fails(wrong, "events_complete_in_any_order", name);
+    }
+}
+
+#[test]
 fn a_pending_block_never_asked_never_comes_back() {
     STAND_IN.fails(
         open::<Wrong<NEVER_POLLS>>,
