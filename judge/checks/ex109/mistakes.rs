@@ -18,21 +18,43 @@ pub(crate) struct Mistake<T> {
 }
 
 /// The mistake among `mistakes` that best explains `answers` (each a size,
-/// the learner's answer and the rule's), if one explains any wrong answer.
+/// the learner's answer and the rule's), if one explains any wrong answer;
+/// when several explain them equally well (a threshold slip and a `max`
+/// give the same answers), all of them, for the learner to tell apart.
 pub(crate) fn diagnose<T: PartialEq + Copy>(
     mistakes: &[Mistake<T>],
     answers: &[(usize, T, T)],
-) -> Option<&'static str> {
-    let mut best: Option<(usize, &'static str)> = None;
+) -> Option<String> {
+    let mut best: Vec<&'static str> = Vec::new();
+    let mut top = 0;
     for mistake in mistakes {
         let agrees = |&&(size, said, _): &&(usize, T, T)| (mistake.answer)(size) == said;
         let explains = answers.iter().filter(|a| a.1 != a.2).any(|a| agrees(&a));
         let score = answers.iter().filter(agrees).count();
-        if explains && best.is_none_or(|(top, _)| score > top) {
-            best = Some((score, mistake.cause));
+        if !explains || score < top {
+            continue;
+        }
+        if score > top {
+            (top, best) = (score, Vec::new());
+        }
+        if !best.contains(&mistake.cause) {
+            best.push(mistake.cause);
         }
     }
-    best.map(|(_, cause)| cause)
+    match best.as_slice() {
+        [] => None,
+        [one] => Some(one.to_string()),
+        several => Some(format!(
+            "one of {} mistakes that give exactly these answers, which the answers alone cannot tell apart (look for each in your code): {}",
+            several.len(),
+            several
+                .iter()
+                .enumerate()
+                .map(|(i, cause)| format!("({}) {cause}", i + 1))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )),
+    }
 }
 
 /// The mistakes of `round_size`.
@@ -240,6 +262,10 @@ pub(crate) const SEGMENTS: &[Mistake<usize>] = &[
                 }
             })
         },
+    },
+    Mistake {
+        cause: "a segment of its own is never smaller than 20 MiB (a `.max(LARGE_BUFFER)` on the rounded request), so requests from 10 MiB to 20 MiB open 20 MiB; from `MIN_LARGE_ALLOC` (10 MiB) on, a segment is the request rounded up to a multiple of 2 MiB, whatever its size",
+        answer: |r| large(r, |r| r.next_multiple_of(ROUND_LARGE).max(LARGE_BUFFER)),
     },
     Mistake {
         cause: "the request's pool is not looked at: every segment follows the large pool's rule; a small-pool segment is always 2 MiB (`SMALL_BUFFER`)",
