@@ -69,7 +69,7 @@ pub(super) fn outputs_equal_eager(ctx: &Ctx) -> Result<(), Failure> {
             .find(|e| e.op == OpKind::GraphLaunch)
             .and_then(|e| e.stream);
         let why = if one_step_late(&steps, &wrong, &got) {
-            "each step's rows are the results of the step before it (one step late): the output was copied out of the static output before the graph launch that computes it. Copy the real rows out after the launch, in stream order".to_string()
+            one_step_late_cause(trace.since(mark))
         } else if one_step_early(&steps, &wrong, &got) {
             "each step's rows are the results of the step after it (one step early): its rows were copied out of the static output only after the next batch's graph had been launched, and that replay had overwritten them. Copy each step's rows out right after its own launch, before the next one is queued".to_string()
         } else if let Some(other) = launched_on.filter(|&s| s != stream.id()) {
@@ -154,6 +154,27 @@ fn copied_out_after_the_last_launch(
             step.rows, entries[launch].site.line
         )
     })
+}
+
+/// Why every step's rows are the step before's, from the order of the
+/// decode's calls (`entries`): a copy out queued before the launch that
+/// computes it leaves the batch's copy in before the first launch; a copy in
+/// queued after its launch leaves no copy at all before the first launch.
+fn one_step_late_cause(entries: &[TraceEntry]) -> String {
+    let first = entries.iter().position(|e| e.op == OpKind::GraphLaunch);
+    let copies_before = first.map_or(0, |at| {
+        entries[..at]
+            .iter()
+            .filter(|e| e.op == OpKind::CopyDeviceToDevice)
+            .count()
+    });
+    match first {
+        Some(at) if copies_before == 0 => format!(
+            "each step's rows are the results of the step before it (one step late): each batch was copied into the static input after its graph launch (the first launch, line {}, came before any copy), so every replay computed the batch copied in before it, and step 0's the static input's first contents. Copy the batch in and pad it, then launch, then copy the rows out",
+            entries[at].site.line
+        ),
+        _ => "each step's rows are the results of the step before it (one step late): the output was copied out of the static output before the graph launch that computes it. Copy the real rows out after the launch, in stream order".to_string(),
+    }
 }
 
 /// Whether every wrong step but the last holds, in the rows it shares with

@@ -167,8 +167,8 @@ fn judge_step(k: usize, rows: usize, entries: &[&TraceEntry]) -> Result<(), Fail
         };
         return Err(fail(why, entries.first().copied()));
     }
-    if let Some(why) = padding_unwritten(rows, entries) {
-        return Err(fail(why, graph_launch(entries)));
+    if let Some((why, at)) = padding_unwritten(rows, entries) {
+        return Err(fail(why, at.or_else(|| graph_launch(entries))));
     }
     if kernels > 1 {
         return Err(fail(
@@ -195,8 +195,12 @@ fn graph_launch<'a>(entries: &[&'a TraceEntry]) -> Option<&'a TraceEntry> {
 /// fill, a memset or a copy) that wrote as many bytes as the padding holds,
 /// from the batch's last row to its bucket's, or as the whole bucket (a
 /// padded batch copied in at once). A bucket too small is the bucket
-/// check's to tell.
-fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
+/// check's to tell. With the call to point at: the fill that is the cause,
+/// or none (the launch then, which ran on the unwritten rows).
+fn padding_unwritten<'a>(
+    rows: usize,
+    entries: &[&'a TraceEntry],
+) -> Option<(String, Option<&'a TraceEntry>)> {
     let bucket = graph_buffers::bucket_for(rows)?;
     if bucket <= rows {
         return None;
@@ -223,10 +227,13 @@ fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
     {
         let filled = fill.bytes / row;
         let over = filled - (bucket - rows) as u64;
-        return Some(format!(
-            "the padding fill before the graph launch wrote {filled} rows where the padding has {}: it began inside the batch, at row {}, and zeroed the batch's last {over} row(s); the padding is rows {rows}..{bucket}, from right after the batch's last row",
-            bucket - rows,
-            bucket as u64 - filled
+        return Some((
+            format!(
+                "the padding fill before the graph launch wrote {filled} rows where the padding has {}: it began inside the batch, at row {}, and zeroed the batch's last {over} row(s); the padding is rows {rows}..{bucket}, from right after the batch's last row",
+                bucket - rows,
+                bucket as u64 - filled
+            ),
+            Some(*fill),
         ));
     }
     let batch = rows as u64 * row;
@@ -234,12 +241,15 @@ fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
         e.bytes == batch && matches!(e.op, OpKind::CopyDeviceToDevice | OpKind::CopyHostToDevice)
     });
     if let Some(i) = copy_in
-        && before_launch[i + 1..]
+        && let Some(fill) = before_launch[i + 1..]
             .iter()
-            .any(|e| is_fill(e) && e.bytes == whole)
+            .find(|e| is_fill(e) && e.bytes == whole)
     {
-        return Some(format!(
-            "the whole bucket ({bucket} rows) was filled after the batch was copied in: the fill overwrote the batch's {rows} rows, so the graph computed from zeros; fill only the padding rows {rows}..{bucket} (or the whole bucket before the copy in)"
+        return Some((
+            format!(
+                "the whole bucket ({bucket} rows) was filled after the batch was copied in: the fill overwrote the batch's {rows} rows, so the graph computed from zeros; fill only the padding rows {rows}..{bucket} (or the whole bucket before the copy in)"
+            ),
+            Some(*fill),
         ));
     }
     let written = before_launch
@@ -247,8 +257,11 @@ fn padding_unwritten(rows: usize, entries: &[&TraceEntry]) -> Option<String> {
         .filter(|e| is_write(e))
         .any(|e| e.bytes == padding || e.bytes == whole);
     (!written).then(|| {
-        format!(
-            "nothing wrote the padding rows {rows}..{bucket} of the static input ({padding} bytes) before the graph launch: the graph computes every row of its bucket, so fill the padding (with zeros, say) after copying the batch in, or those rows hold an earlier, larger batch's data"
+        (
+            format!(
+                "nothing wrote the padding rows {rows}..{bucket} of the static input ({padding} bytes) before the graph launch: the graph computes every row of its bucket, so fill the padding (with zeros, say) after copying the batch in, or those rows hold an earlier, larger batch's data"
+            ),
+            None,
         )
     })
 }
