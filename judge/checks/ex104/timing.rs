@@ -5,6 +5,7 @@ use super::support::Bench;
 use super::workload::{BATCH, LOG_EVERY, STEADY_FROM, STEPS};
 use gpu::Event;
 use judge_harness::gaps::longest_gap;
+use judge_harness::polling::polling_loops;
 use judge_harness::{Ctx, Failure, median};
 use std::time::Duration;
 
@@ -43,6 +44,22 @@ pub(super) fn a_step_returns_before_the_gate(ctx: &Ctx) -> Result<(), Failure> {
         ms(GATE),
         ms(GATE / 2)
     );
+    // A poll is many short calls, none the slowest: name it before a
+    // longer call of the step's own (the scheduler's host work) is blamed.
+    if let Some(poll) = polling_loops(calls.iter()).into_iter().next() {
+        return Err(Failure::new(
+            expected,
+            format!(
+                "it returned after {:.1} ms: it called `{}` {} times in a row at {}, a CPU that polls until the GPU is done, which waits for the GPU as surely as a synchronize (and burns a core doing it)",
+                ms(took),
+                poll.first.name,
+                poll.times,
+                poll.first.site
+            ),
+        )
+        .at(poll.first.site)
+        .detail("a step queues its work and returns; where the CPU needs a result, wait once per log window (`Event::synchronize` waits without spinning); see hidden-syncs.md#cpu-waits-and-gpu-waits"));
+    }
     let from = started.as_nanos() as u64;
     let gap = longest_gap(calls, from, from + took.as_nanos() as u64);
     if let Some(gap) = gap.filter(|g| slowest.is_none_or(|e| g.ns > e.cpu_ns())) {
