@@ -124,7 +124,10 @@ fn answers_two_mistakes_give_alike_name_both() {
     let threshold = SEGMENT
         .mistakes
         .iter()
-        .position(|m| m.cause.starts_with("the shared segment is used up to 20 MiB"))
+        .position(|m| {
+            m.cause
+                .starts_with("the shared segment is used up to 20 MiB")
+        })
         .expect("the threshold slip");
     crate::tests::snapshots(109).bind(|| {
         insta::assert_snapshot!(
