@@ -221,7 +221,32 @@ pub(super) fn merges_with_both_neighbours(_: &Ctx) -> Result<(), Failure> {
         Size(mb(20)),
         "memory_reserved (no new segment)",
     )?;
-    a_pending_neighbour_merges_with_nothing()
+    a_pending_neighbour_merges_with_nothing()?;
+    never_across_segments()
+}
+
+/// Two small segments side by side (the driver hands out adjacent
+/// addresses): the last block of the first freed next to the free first
+/// block of the second stays in its own segment.
+fn never_across_segments() -> Result<(), Failure> {
+    let mut a = sim(mb(64));
+    let _first = malloc(&mut a, MIB, S0)?;
+    let last = malloc(&mut a, MIB, S0)?;
+    let next = malloc(&mut a, MIB, S0)?;
+    free(&mut a, next)?;
+    free(&mut a, last)?;
+    ensure_rows(
+        &a,
+        0,
+        &[(0, MIB, ALLOC), (MIB as u64, MIB, FREE)],
+        "two small segments at 0 and 2 MiB; the second's block freed (its segment wholly free), then the first's last block at 1 MiB: it stays a block of its own segment",
+    )?;
+    ensure_rows(
+        &a,
+        mb(2),
+        &[(mb(2) as u64, mb(2), FREE)],
+        "and the segment at 2 MiB keeps its one free block",
+    )
 }
 
 /// A block pending free for another stream, then its neighbour freed with

@@ -81,6 +81,11 @@ impl Logged {
         let call = format!("`free_segment({addr:#x}, {})`", self::bytes(bytes));
         let actual = match (self.held.get(&addr), self.returned.get(&addr)) {
             (Some(&size), _) if size == bytes => return None,
+            (Some(&size), _) if bytes < size => format!(
+                "the allocator called {call}, but the segment at {addr:#x} has {}: {} is the size of a block of it, so a segment that was not wholly free went back (its first block free, others after it still in use). A segment goes back only when all of it is one free block, and then whole, with the size `alloc_segment` was asked for",
+                self::bytes(size),
+                self::bytes(bytes)
+            ),
             (Some(&size), _) => format!(
                 "the allocator called {call}, but the segment at {addr:#x} has {}: a segment goes back whole, with the size `alloc_segment` was asked for",
                 self::bytes(size)
@@ -192,11 +197,9 @@ mod tests {
         let base = d.alloc_segment(2 << 20).expect("room");
         let why = |d: &Logged, addr, bytes| d.misuse(addr, bytes).map(|f| f.actual);
         assert_eq!(why(&d, base, 2 << 20), None);
-        assert!(
-            why(&d, base, 1 << 20)
-                .expect("another size")
-                .contains("has 2 MiB")
-        );
+        let smaller = why(&d, base, 1 << 20).expect("another size");
+        assert!(smaller.contains("has 2 MiB"), "{smaller}");
+        assert!(smaller.contains("was not wholly free"), "{smaller}");
         assert!(
             why(&d, base + 512, 512)
                 .expect("inside")

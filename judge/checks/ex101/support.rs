@@ -124,7 +124,33 @@ pub(super) fn free(a: &mut Sim, block: Block) -> Result<(), Failure> {
             format!("free of the block at {} to succeed", at(addr)),
             format!("{e:?}"),
         )
-    })
+    })?;
+    merged_across_segments(a, addr)
+}
+
+/// Fails when the free of the block at `addr` left a block running past
+/// the end of its segment: a merge with the first block of the segment
+/// after it, which every later layout would blame on something else.
+fn merged_across_segments(a: &Sim, addr: u64) -> Result<(), Failure> {
+    for s in a.snapshot() {
+        let end = s.base + s.size as u64;
+        if let Some(b) = s.blocks.iter().find(|b| b.addr + b.size as u64 > end) {
+            return Err(Failure::new(
+                "a freed block to merge only with free neighbours inside its own segment",
+                format!(
+                    "after `free` of the block at {}, the segment at {} ({}) holds a block of {} at {} that runs {} past the segment's end, into the segment after it",
+                    at(addr),
+                    at(s.base),
+                    bytes(s.size),
+                    bytes(b.size),
+                    at(b.addr),
+                    bytes((b.addr + b.size as u64 - end) as usize)
+                ),
+            )
+            .detail("a freed block was merged with the first block of the next segment, whose address follows: segments are separate allocations of the driver, adjacent or not, and each goes back whole (`free_segment`), so a block never crosses from one into another. Merge a block only with the free blocks before and after it in its own segment; see allocator.md#split-and-merge"));
+        }
+    }
+    Ok(())
 }
 
 /// Fails unless `block` is at `addr`.
