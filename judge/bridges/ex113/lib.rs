@@ -93,6 +93,16 @@ pub enum Call {
         /// The step.
         step: u64,
     },
+    /// `bucket_for(rows)`: answered with `Option<usize>`.
+    BucketFor {
+        /// The rows of a batch.
+        rows: usize,
+    },
+}
+
+/// The learner's `bucket_for`, in the agent.
+pub fn bucket_for(rows: usize) -> Option<usize> {
+    invoke(&Call::BucketFor { rows })
 }
 
 /// The learner's bucketed step, which lives in the agent.

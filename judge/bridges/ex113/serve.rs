@@ -27,6 +27,7 @@ pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
             drop(agent.take::<learner::BucketedStep>(step));
             agent::answer(&())
         }
+        Call::BucketFor { rows } => agent::answer(&learner::bucket_for(rows)),
     }
 }
 

@@ -25,6 +25,11 @@ fn a_bucketed_step_through_the_bridge_runs_on_the_judge_s_device() {
         step.step(tokens.slice(0..8), next.slice(0..8)).unwrap();
         step.step(tokens.slice(0..3), next.slice(0..3)).unwrap();
         let input = stream.to_vec(step.static_buffers().0).unwrap();
+        assert_eq!(
+            (bucket_for(0), bucket_for(5), bucket_for(9)),
+            (Some(1), Some(8), None),
+            "the learner's `bucket_for`, in the agent"
+        );
         (input, step.step(tokens.slice(0..9), next.slice(0..9)))
     });
     assert_eq!(

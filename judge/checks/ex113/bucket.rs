@@ -3,6 +3,7 @@
 //! them before each step).
 
 use super::support::{Run, SECTION, bucket_for, run};
+use bucketed_step::MAX_ROWS;
 use gpu::OpKind;
 use judge_harness::{Ctx, Failure};
 
@@ -10,7 +11,34 @@ use judge_harness::{Ctx, Failure};
 const EXPECTED: &str = "each batch of n rows to run the graph of `bucket_for(n)`, the smallest bucket that holds it: the graph that computes exactly that many rows";
 
 pub(super) fn smallest_bucket(ctx: &Ctx) -> Result<(), Failure> {
+    learners_table()?;
     buckets(&run(ctx)?)
+}
+
+/// Passes when the learner's `bucket_for` answers as the rule for every
+/// batch from none to two rows past the largest bucket (rule 1: 1 for 0
+/// rows, `None` above `MAX_ROWS`), though `step` never asks it about 0.
+fn learners_table() -> Result<(), Failure> {
+    for rows in 0..=MAX_ROWS + 2 {
+        let (said, rule) = (bucketed_step::bucket_for(rows), bucket_for(rows));
+        if said == rule {
+            continue;
+        }
+        let why = match (rows, said) {
+            (0, None) => "for 0 rows the rule is the smallest bucket, 1: `None` means only \"more than `MAX_ROWS`\" (what `step` turns into `Error::TooManyRows`); an empty batch returns before it asks, but `bucket_for` is public and answers for every size".to_string(),
+            (_, None) => format!("{rows} rows fit a bucket (at most `MAX_ROWS` = {MAX_ROWS}): `None` is only for more"),
+            (_, Some(b)) if rows > MAX_ROWS => format!("no bucket holds {rows} rows, yet it said {b}: above `MAX_ROWS` the answer is `None`"),
+            (_, Some(b)) if b < rows => format!("bucket {b} holds fewer than {rows} rows: pad up, never down"),
+            (_, Some(_)) => "the bucket is the first of `BUCKETS` that is at least the rows, not a larger one".into(),
+        };
+        return Err(Failure::new(
+            "`bucket_for(rows)` to be the smallest of `BUCKETS` at least `rows` (1 for 0 rows), `None` above `MAX_ROWS`, for rows 0 to 10",
+            format!(
+                "`bucket_for({rows})` returned {said:?}, the rule says {rule:?}: {why}; see {SECTION}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The check on one run.
