@@ -28,7 +28,7 @@ pub(super) fn a_pending_block_comes_back(ctx: &Ctx) -> Result<(), Failure> {
     s.side[0].synchronize()?;
     let b = s.malloc("b", MIB)?;
     if b.addr == first && s.last().of(OpKind::AllocSegment).is_empty() {
-        return Ok(());
+        return two_done_at_once(ctx);
     }
     let whose = match free_events_problem(&s, "a", 1) {
         Some(problem) => format!("`a`, noted on side1, which had finished; but {problem}"),
@@ -41,6 +41,54 @@ pub(super) fn a_pending_block_comes_back(ctx: &Ctx) -> Result<(), Failure> {
         &whose,
         &b,
         first,
+    ))
+}
+
+/// Two pending blocks of different sizes, both done when the next
+/// `malloc` asks: the one asked for second comes back in the same pass.
+fn two_done_at_once(ctx: &Ctx) -> Result<(), Failure> {
+    let mut s = Session::open(ctx, 1)?;
+    let mut c = s.malloc("c", MIB)?;
+    let mut d = s.malloc("d", 2 * MIB)?;
+    s.fill(&c, 1.0)?;
+    s.fill(&d, 1.0)?;
+    s.record_stream(&mut c, "c", 1);
+    s.record_stream(&mut d, "d", 1);
+    let _read_c = s.slow_read(1, &c, SHORT)?;
+    let _read_d = s.slow_read(1, &d, SHORT)?;
+    let want = d.addr;
+    s.free(c, "c")?;
+    s.free(d, "d")?;
+    s.side[0].synchronize()?;
+    let e = s.malloc("e", 2 * MIB)?;
+    let call = s.last();
+    if e.addr == want && call.of(OpKind::AllocSegment).is_empty() {
+        return Ok(());
+    }
+    let queries = call.of(OpKind::EventQuery).len();
+    if queries < 2 {
+        let failure = Failure::new(
+            EXPECTED,
+            format!(
+                "with `c` (1 MiB) and `d` (2 MiB) pending and side1 finished (the judge waited for it), `e = malloc(2 MiB)` got {} instead of `d`'s block at {want:#x}: it asked {queries} event(s) for 2 pending blocks, so `d` was never asked in that pass. A loop that removes a done block and then moves on skips the block moved into its place (`swap_remove(i)` moves the last one to `i`): move on only when the block at `i` stays, or ask every block once (`retain`)",
+                match call.of(OpKind::AllocSegment).first() {
+                    Some(seg) => format!("a new segment ({})", describe(seg)),
+                    None => format!("the block at {:#x}", e.addr),
+                }
+            ),
+        );
+        return Err(match call.of(OpKind::AllocSegment).first() {
+            Some(seg) => failure.at(seg.site),
+            None => failure,
+        });
+    }
+    Err(not_back(
+        EXPECTED,
+        call,
+        "with `c` (1 MiB) and `d` (2 MiB) pending and side1 finished, `e = malloc(2 MiB)`",
+        "`d`, whose event, on side1, had completed with `c`'s",
+        &e,
+        want,
     ))
 }
 

@@ -68,6 +68,15 @@ fn a_misplaced_event_is_told_by_where_it_was_recorded_not_by_a_completion() {
 }
 
 #[test]
+fn a_pending_block_skipped_in_the_pass_is_told_by_the_events_asked() {
+    STAND_IN.fails(
+        open::<Wrong<SKIPS_SWAPPED>>,
+        "a_pending_block_comes_back",
+        "skips_swapped",
+    );
+}
+
+#[test]
 fn a_pending_block_never_asked_never_comes_back() {
     STAND_IN.fails(
         open::<Wrong<NEVER_POLLS>>,

@@ -42,6 +42,9 @@ pub(super) const EVENT_FOR_EVERY_FREE: u8 = 16;
 pub(super) const PREALLOCATES: u8 = 17;
 /// `malloc` takes the first free block at least as big as the request.
 pub(super) const BIG_ENOUGH: u8 = 18;
+/// The pass over the pending blocks moves on after a `swap_remove` too,
+/// skipping the block moved into the removed one's place.
+pub(super) const SKIPS_SWAPPED: u8 = 19;
 
 /// A block of [`Wrong`].
 pub(super) struct Block {
@@ -100,6 +103,9 @@ impl<const M: u8> Wrong<M> {
                 }
                 let (segment, _) = self.pending.swap_remove(i);
                 self.free.push(segment);
+                if M == SKIPS_SWAPPED {
+                    i += 1;
+                }
             } else {
                 i += 1;
             }
