@@ -129,16 +129,46 @@ fn wrong_output(run: &Run, r: usize) -> String {
             "request {r}'s output is {got:?} where the decoder predicts {want:?}: every step after the first reads 0, what the history held before the run, so no step wrote its own row. Step t writes its predictions into row t of the history (`history.slice(t * batch..(t + 1) * batch)`)"
         );
     }
+    if run.report.outputs == outputs_of(run, &fed_back(run)) {
+        return format!(
+            "request {r}'s output is {got:?} where the decoder predicts {want:?}: the outputs are the model's own chain, each step decoded from the step before's predictions, not from the tokens the scheduler gave it (`step(tokens)`). In this engine the scheduler chooses every step's input: decode from the copy of `tokens` in every step"
+        );
+    }
     format!("request {r}'s output is {got:?} where the decoder predicts {want:?}")
+}
+
+/// The predictions of a decoding that feeds each step's predictions back
+/// as the next step's input, from the first step's tokens on.
+fn fed_back(run: &Run) -> Vec<Vec<i32>> {
+    let mut rows: Vec<Vec<i32>> = Vec::new();
+    for t in 0..run.workload.predicted.len() {
+        let input = match t {
+            0 => &run.workload.inputs[0],
+            _ => &rows[t - 1],
+        };
+        rows.push(run.decoder.reference_step(input));
+    }
+    rows
 }
 
 /// The outputs `finish` reports when step t writes its predictions at
 /// element `offset(t)` of the history (later steps over earlier ones).
 fn outputs_at(run: &Run, offset: impl Fn(usize) -> usize) -> Vec<Vec<i32>> {
+    history_outputs(run, &run.workload.predicted, offset)
+}
+
+/// The outputs of a history whose step t holds `rows[t]`.
+fn outputs_of(run: &Run, rows: &[Vec<i32>]) -> Vec<Vec<i32>> {
+    history_outputs(run, rows, |t| t * BATCH)
+}
+
+/// The outputs `finish` cuts from a history where step t wrote `rows[t]`
+/// at element `offset(t)`.
+fn history_outputs(run: &Run, rows: &[Vec<i32>], offset: impl Fn(usize) -> usize) -> Vec<Vec<i32>> {
     let want = &run.workload;
-    let steps = want.predicted.len();
+    let steps = rows.len();
     let mut history = vec![0; steps * BATCH];
-    for (t, row) in want.predicted.iter().enumerate() {
+    for (t, row) in rows.iter().enumerate() {
         for (r, &token) in row.iter().enumerate() {
             if let Some(slot) = history.get_mut(offset(t) + r) {
                 *slot = token;

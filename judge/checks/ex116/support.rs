@@ -151,6 +151,8 @@ pub(super) struct Run {
     pub(super) device: Device,
     /// The inputs and the reference.
     pub(super) workload: Workload,
+    /// The decoder, for a check's own what-ifs on its CPU twin.
+    pub(super) decoder: Decoder,
     /// What `finish` reported.
     pub(super) report: Report,
     /// The races the race checker found during the run.
@@ -229,6 +231,7 @@ pub(super) fn run_steps(ctx: &Ctx, steps: usize) -> Result<Run, Failure> {
     Ok(Run {
         device,
         workload,
+        decoder,
         report,
         races,
         steps,

@@ -178,10 +178,24 @@ fn a_run_shorter_than_max_steps_reports_only_its_steps() {
 }
 
 #[test]
+fn outputs_of_the_models_own_chain_are_named() {
+    STAND_IN.fails(
+        decodes_predictions,
+        "the_report_is_the_reference",
+        "decodes_predictions",
+    );
+}
+
+#[test]
 fn wrong_step_times_are_named_by_their_shape() {
     STAND_IN.fails(cpu_clock, "step_times_are_the_gpu_s", "cpu_clock");
     STAND_IN.fails(started_in_new, "step_times_are_the_gpu_s", "started_in_new");
     STAND_IN.fails(running_total, "step_times_are_the_gpu_s", "running_total");
+    STAND_IN.fails(
+        reversed_elapsed,
+        "step_times_are_the_gpu_s",
+        "reversed_elapsed",
+    );
     STAND_IN.fails(
         start_after_decode,
         "step_times_are_the_gpu_s",

@@ -62,6 +62,11 @@ enum Mistake {
     FlagsInput,
     /// The copy from the step's pinned buffer queued before its write.
     WritesAfterCopy,
+    /// `finish` reads each time from the end event to the start event.
+    ReversedElapsed,
+    /// From step 1 on, the decoder reads the step before's predictions,
+    /// not the step's tokens.
+    DecodesPredictions,
 }
 
 /// The solution's decoding, with one mistake.
@@ -192,8 +197,13 @@ impl Stepper for Wrong<'_> {
             true
         };
         let mut start = start;
-        if decode {
+        if decode && self.makes(Mistake::DecodesPredictions) && t > 0 {
+            let before = self.history.slice((t - 1) * batch..t * batch);
+            s.decode_step(self.decoder, before, predicted)?;
+        } else if decode {
             s.decode_step(self.decoder, &self.input, predicted)?;
+        }
+        if decode {
             if start == usize::MAX {
                 self.marks.push(s.record_event()?);
                 start = self.marks.len() - 1;
@@ -253,7 +263,10 @@ impl Stepper for Wrong<'_> {
         } else {
             self.pairs
                 .iter()
-                .map(|&(a, b)| self.marks[a].elapsed_ms(&self.marks[b]).map(f64::from))
+                .map(|&(a, b)| match self.makes(Mistake::ReversedElapsed) {
+                    true => self.marks[b].elapsed_ms(&self.marks[a]).map(f64::from),
+                    false => self.marks[a].elapsed_ms(&self.marks[b]).map(f64::from),
+                })
                 .collect::<Result<_>>()?
         };
         let outputs = if self.makes(Mistake::NotCut) {
@@ -314,4 +327,6 @@ news! {
     clears_flags => ClearsFlags,
     flags_input => FlagsInput,
     writes_after_copy => WritesAfterCopy,
+    reversed_elapsed => ReversedElapsed,
+    decodes_predictions => DecodesPredictions,
 }
