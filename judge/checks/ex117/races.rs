@@ -172,6 +172,13 @@ fn explain(
                 "the copy-in's own event completes before that layer even starts"
             )
         ),
+        RaceKind::Unordered if prev.what.starts_with("the zeroing of a new buffer") => format!(
+            "{k}'s access at {} (on {}) met the zeroing of its buffer, queued at {} on {} when the buffer was allocated, with nothing ordering the two: `alloc_zeros` queues the zeroing on the stream it is called on. Allocate each buffer on the stream that writes it first (the inputs on `copy_in`, the results on `compute`), or make that stream wait for an event recorded after the allocation",
+            cur.site,
+            stream_word(cur.actor, bench),
+            prev.site,
+            stream_word(prev.actor, bench)
+        ),
         RaceKind::Unordered if cur.actor == compute && prev.actor == copy_out => format!(
             "a result buffer was overwritten by {k}'s layer while the copy-out of the chunk that used it before still read it: {}",
             with_tried(
@@ -205,6 +212,19 @@ fn explain(
             missed.map_or(String::new(), |why| format!("; {why}"))
         ),
     }
+}
+
+/// A stream of the bench in the statement's words.
+fn stream_word(actor: Actor, bench: &Bench) -> String {
+    let named = [
+        (&bench.copy_in, "`copy_in`"),
+        (&bench.compute, "`compute`"),
+        (&bench.copy_out, "`copy_out`"),
+    ];
+    named
+        .iter()
+        .find(|(s, _)| actor == Actor::Stream(s.id()))
+        .map_or(actor.to_string(), |(_, name)| name.to_string())
 }
 
 /// The advice, after what the trace shows was tried, if anything, with

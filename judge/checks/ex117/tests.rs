@@ -91,6 +91,7 @@ fn a_wait_for_the_wrong_event_or_on_the_wrong_stream_is_named() {
         ),
         (input_freed_by_the_copy_in, "input_freed_by_the_copy_in"),
         (result_freed_by_the_layer, "result_freed_by_the_layer"),
+        (results_on_copy_out, "results_on_copy_out"),
     ] {
         STAND_IN.fails(new, "no_race_between_the_stages", snapshot);
     }

@@ -34,6 +34,8 @@ enum Mistake {
     InputFreedByTheCopyIn,
     /// The result slot's last use marked by an event on the compute stream.
     ResultFreedByTheLayer,
+    /// The result buffers allocated (and zeroed) on the copy-out stream.
+    ResultsOnCopyOut,
 }
 
 /// The solution's loop, with `mistake`.
@@ -59,8 +61,13 @@ fn with(
     let inputs = (0..per_stage)
         .map(|_| copy_in.alloc_zeros::<f32>(len))
         .collect::<Result<Vec<_>>>()?;
+    let allocates = if mistake == ResultsOnCopyOut {
+        copy_out
+    } else {
+        compute
+    };
     let results = (0..per_stage)
-        .map(|_| compute.alloc_zeros::<f32>(len))
+        .map(|_| allocates.alloc_zeros::<f32>(len))
         .collect::<Result<Vec<_>>>()?;
     let mut input_read: [Option<Event>; 2] = [None, None];
     let mut result_read: [Option<Event>; 2] = [None, None];
@@ -166,6 +173,8 @@ wrong! {
     input_freed_by_the_copy_in => InputFreedByTheCopyIn,
     /// The result slot freed by an event on the compute stream.
     result_freed_by_the_layer => ResultFreedByTheLayer,
+    /// The result buffers allocated on the copy-out stream.
+    results_on_copy_out => ResultsOnCopyOut,
 }
 
 /// The starter: every stage on the compute stream, one buffer per stage.
