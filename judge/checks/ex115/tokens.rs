@@ -55,13 +55,15 @@ fn expected(prompts: &[i32], steps: usize) -> String {
 
 /// Why every list is one step ahead, told by the last token read: after
 /// the loop, the last `read` finds the last step's tokens when `read`
-/// takes the newest slot, and the step before's when `queue` fills the
-/// slot `read` takes one step later (the slots swapped).
+/// takes the newest slot, and the step before's when `queue` and `read`
+/// disagree by one about a step's slot, which the tokens alone cannot pin
+/// on either (`queue` filling slot (s + 1) % 2, or `read` moving its
+/// counter before it takes the slot): both are named, with how to tell.
 fn one_step_ahead(steps: usize, want: &[Vec<i32>], got: &[Vec<i32>]) -> String {
     let last = |k: usize| (0..want.len()).all(|i| got[i][steps - 1] == want[i][k]);
     if last(steps - 2) {
         format!(
-            "every list is one step ahead, and its last token is step {}'s, read after step {}'s: the slots alternate in the wrong order. `queue` put step s's tokens into slot (s + 1) % 2, so `read`, which rightly takes slot `read % 2`, found the step queued just before it in the loop, and the older one after it. `queue` fills slot `queued % 2`, the slot `read` will take for the same step (and records that slot's event)",
+            "every list is one step ahead, and its last token is step {}'s, read after step {}'s: `queue` and `read` disagree by one about the slot of a step, so each read in the loop found the step queued just before it, and the last one the older slot. The tokens fit either of two slips: `queue` putting step s's tokens into slot (s + 1) % 2 (or counting with `read`), or `read` moving its counter before it takes the slot. Step s's tokens belong in slot s % 2: `queue` fills slot `queued % 2`, and `read` takes slot `read % 2`, then moves `read` on",
             steps - 2,
             steps - 1
         )
