@@ -80,6 +80,14 @@ pub(crate) const ROUNDING: &[Mistake<usize>] = &[
         answer: |s| (s / MIN_BLOCK + 1) * MIN_BLOCK,
     },
     Mistake {
+        cause: "the round-up by a mask clears the wrong bits: `& !MIN_BLOCK` clears only the 512 bit, so the low nine bits stay (1000 becomes 1511) and 512 can drop out; the mask of the low bits is `!(MIN_BLOCK - 1)`, or round with `div_ceil(MIN_BLOCK) * MIN_BLOCK`",
+        answer: |s| (s.max(1) + MIN_BLOCK - 1) & !MIN_BLOCK,
+    },
+    Mistake {
+        cause: "the round-up by a mask forgets the `- 1` of the mask, or adds `MIN_BLOCK` where it adds `MIN_BLOCK - 1`: a mask rounds up as `(size + MIN_BLOCK - 1) & !(MIN_BLOCK - 1)`, or round with `div_ceil(MIN_BLOCK) * MIN_BLOCK`",
+        answer: |s| (s.max(1) + MIN_BLOCK) & !(MIN_BLOCK - 1),
+    },
+    Mistake {
         cause: "the request is not rounded at all; every block is a multiple of 512 bytes, so that sizes repeat and blocks stay aligned",
         answer: |s| s,
     },
