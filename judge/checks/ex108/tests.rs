@@ -90,6 +90,11 @@ fn a_wait_or_a_copy_between_the_steps_is_named_by_its_kind() {
 #[test]
 fn wrong_tokens_are_named_by_the_shape_of_the_difference() {
     STAND_IN.fails(
+        swaps_the_rows,
+        "tokens_match_the_reference",
+        "swaps_the_rows",
+    );
+    STAND_IN.fails(
         keeps_the_prompts,
         "tokens_match_the_reference",
         "keeps_the_prompts",

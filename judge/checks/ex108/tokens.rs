@@ -163,6 +163,20 @@ fn length_cause(
     ))
 }
 
+/// Whether the lists are those of steps whose `decode_step` had its input
+/// and output swapped: each step read the row after its own, zeros, so
+/// every token but the last is the decoder's choice after 0 (one token for
+/// all), and the last row read, which no step wrote, is 0.
+fn swapped_arguments(steps: usize, got: &[Vec<i32>]) -> bool {
+    let Some(first) = got.first().and_then(|l| l.first()) else {
+        return false;
+    };
+    steps > 1
+        && got
+            .iter()
+            .all(|list| list.last() == Some(&0) && list[..steps - 1].iter().all(|t| t == first))
+}
+
 /// Why the values differ, the lengths being right.
 fn value_cause(prompts: &[i32], steps: usize, want: &[Vec<i32>], got: &[Vec<i32>]) -> String {
     let n = prompts.len();
@@ -183,6 +197,9 @@ fn value_cause(prompts: &[i32], steps: usize, want: &[Vec<i32>], got: &[Vec<i32>
     let from_prompts = (0..n).all(|i| got[i].iter().all(|&t| t == want[i][0]));
     if from_prompts && steps > 1 {
         return "every token of a list is its first one: every step decoded from the prompts. Step s + 1 must decode from the tokens step s chose, where that step wrote them".into();
+    }
+    if swapped_arguments(steps, got) {
+        return "every list but its last token is one same token, the same for every prompt, and every last token is 0: every step decoded from a row of zeros and wrote where it should have read, and the last row read was never written. `decode_step(decoder, input, output)` reads its second argument and writes its third: swapped, step s reads row s + 1 (still zeros) and writes row s, over the prompts for step 0. Pass the row the step reads, then the row it writes".into();
     }
     let late = (0..n).all(|i| got[i][0] == prompts[i] && got[i][1..] == want[i][..steps - 1]);
     if late {

@@ -169,6 +169,27 @@ pub(super) fn decodes_from_the_prompts(
     ))
 }
 
+/// The right loop with `decode_step`'s input and output swapped: each
+/// step reads the row after its own and writes its own.
+pub(super) fn swaps_the_rows(
+    stream: &Stream,
+    decoder: &Decoder,
+    prompts: &[i32],
+    steps: usize,
+) -> Result<Vec<Vec<i32>>> {
+    let n = prompts.len();
+    let h = history(stream, prompts, steps)?;
+    for s in 0..steps {
+        let row = |r: usize| h.slice(r * n..(r + 1) * n);
+        stream.decode_step(decoder, row(s + 1), row(s))?;
+    }
+    Ok(lists(
+        &stream.to_vec(h.slice(n..(steps + 1) * n))?,
+        n,
+        steps,
+    ))
+}
+
 /// The right loop, its read cut request by request.
 pub(super) fn cut_by_request(
     stream: &Stream,
