@@ -30,18 +30,18 @@ pub(super) fn bounded(submission: &Submitted) -> Result<(), Failure> {
                 wait.name, wait.site
             ),
             (last, None, _) => match last {
-            Some(wait) => format!(
-                "the loop's last wait before it, `{}` at {}, did not wait for step {}: the wait must come before each step, for the event recorded after step k − depth",
-                wait.name,
-                wait.site,
-                step.k.saturating_sub(depth)
-            ),
-            None => match first_wait_after(submission, i) {
-                Some(later) => format!(
-                    "the loop's first wait came only before step {later}: with depth {depth}, the CPU must wait from step {depth} on, before each step, for the step {depth} back"
+                Some(wait) => format!(
+                    "the loop's last wait before it, `{}` at {}, did not wait for step {}: the wait must come before each step, for the event recorded after step k − depth",
+                    wait.name,
+                    wait.site,
+                    step.k.saturating_sub(depth)
                 ),
-                None => "the loop never waited: a launch only queues work, so the CPU ran ahead of the GPU as far as the loop went, and the queue (with everything each step holds) grew without bound".to_string(),
-            },
+                None => match first_wait_after(submission, i) {
+                    Some(later) => format!(
+                        "the loop's first wait came only before step {later}: with depth {depth}, the CPU must wait from step {depth} on, before each step, for the step {depth} back"
+                    ),
+                    None => never_waited(submission),
+                },
             },
         };
         return Err(Failure::new(
@@ -57,6 +57,26 @@ pub(super) fn bounded(submission: &Submitted) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+/// Why the CPU never waited in the loop: it queued GPU-side waits
+/// (`Stream::wait_event`, which return at once), or nothing at all.
+fn never_waited(submission: &Submitted) -> String {
+    let trace = submission.trace();
+    let (from, to) = submission.marks;
+    let gpu_wait = trace
+        .since(from)
+        .iter()
+        .take_while(|e| e.seq < to)
+        .find(|e| e.op == gpu::OpKind::StreamWaitEvent)
+        .cloned();
+    match gpu_wait {
+        Some(e) => format!(
+            "the CPU never waited: the loop's wait, `{}` at {}, is a wait queued on the GPU (`Stream::wait_event` holds back the stream's later work and returns at once), and the stream runs its steps in order anyway. Backpressure needs the CPU to stop until step k − depth has finished: `Event::synchronize` on its event",
+            e.name, e.site
+        ),
+        None => "the loop never waited: a launch only queues work, so the CPU ran ahead of the GPU as far as the loop went, and the queue (with everything each step holds) grew without bound".to_string(),
+    }
 }
 
 /// The step before which the loop first waited, looking from step `i` on,

@@ -58,6 +58,11 @@ fn the_solution_keeps_the_gpu_busy_from_the_first_kernel_to_the_last() {
 #[test]
 fn a_loop_that_never_waits_has_every_step_in_flight() {
     STAND_IN.fails(never_waits, "at_most_depth_in_flight", "never_waits");
+    STAND_IN.fails(
+        waits_on_the_gpu,
+        "at_most_depth_in_flight",
+        "waits_on_the_gpu",
+    );
 }
 
 #[test]

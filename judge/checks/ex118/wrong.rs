@@ -42,6 +42,8 @@ enum Mistake {
     UnwrapsAtTheEnd,
     /// The wait for the oldest queued after the step, not before.
     WaitsAfterTheStep,
+    /// The oldest event waited for on the GPU (`Stream::wait_event`).
+    WaitsOnTheGpu,
 }
 
 fn submit_with(
@@ -77,6 +79,11 @@ fn submit_with(
                     newest.synchronize()?;
                 }
                 in_flight.clear();
+            }
+            Mistake::WaitsOnTheGpu if full => {
+                if let Some(oldest) = in_flight.pop_front() {
+                    stream.wait_event(&oldest)?;
+                }
             }
             Mistake::SynchronizesWhenFull if full => {
                 stream.synchronize()?;
@@ -169,4 +176,5 @@ wrong! {
     oldest_at_the_end => OldestAtTheEnd,
     unwraps_at_the_end => UnwrapsAtTheEnd,
     waits_after_the_step => WaitsAfterTheStep,
+    waits_on_the_gpu => WaitsOnTheGpu,
 }
