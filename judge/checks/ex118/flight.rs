@@ -4,6 +4,9 @@
 use super::workload::{DEPTH, STEPS, Submitted, misplaced_events, submitted, wait_after_its_step};
 use judge_harness::{Ctx, Failure};
 
+/// A wait shorter than this returned at once: what it waited for was done.
+const AT_ONCE_NS: u64 = 20_000;
+
 pub(super) fn at_most_depth_in_flight(ctx: &Ctx) -> Result<(), Failure> {
     bounded(&submitted(ctx, STEPS, DEPTH)?)
 }
@@ -30,6 +33,10 @@ pub(super) fn bounded(submission: &Submitted) -> Result<(), Failure> {
                 wait.name, wait.site
             ),
             (last, None, _) => match last {
+                Some(wait) if wait.cpu_ns() < AT_ONCE_NS => format!(
+                    "the loop's last wait before it, `{}` at {}, returned at once: the event it waited for had completed long before, so it held nothing back. The same oldest event waited for again and again (read with `front()` and never taken off the queue) does that: once waited for, the oldest event leaves the queue (`pop_front`), so that the next wait is for the next step",
+                    wait.name, wait.site
+                ),
                 Some(wait) => format!(
                     "the loop's last wait before it, `{}` at {}, did not wait for step {}: the wait must come before each step, for the event recorded after step k − depth",
                     wait.name,
