@@ -56,6 +56,19 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
             format!("{} outputs", got.len()),
         ));
     }
+    let differing = want.iter().zip(&got).filter(|(w, g)| w != g).count();
+    if differing == 0 {
+        return stops_once_every_request_has_finished(ctx);
+    }
+    let count = format!("{differing} of {} requests differ", want.len());
+    let trace = device.trace();
+    let seen = Seen {
+        from_zero: reference(&decoder, &zero_prompt()).remove(0),
+        copy_before_flag_eq: copy_before_flag_eq(&trace.entries),
+    };
+    let cause = whole_batch_cause(&batch, &want, &got, &seen);
+    // Each request's own guess only where no cause explains them all: under
+    // one, a guess per request would contradict it.
     let wrong: Vec<String> = want
         .iter()
         .zip(&got)
@@ -63,24 +76,17 @@ pub(super) fn outputs_match_the_reference(ctx: &Ctx) -> Result<(), Failure> {
         .filter(|(_, (w, g))| w != g)
         .map(|(i, (w, g))| {
             let r = batch.requests[i];
-            format!(
-                "request {i} (prompt {}, max_new_tokens {}): expected {w:?}, got {g:?}: {}",
-                r.prompt,
-                r.max_new_tokens,
-                difference(w, g)
-            )
+            let line = format!(
+                "request {i} (prompt {}, max_new_tokens {}): expected {w:?}, got {g:?}",
+                r.prompt, r.max_new_tokens
+            );
+            match cause {
+                Some(_) => line,
+                None => format!("{line}: {}", difference(w, g)),
+            }
         })
         .collect();
-    if wrong.is_empty() {
-        return stops_once_every_request_has_finished(ctx);
-    }
-    let count = format!("{} of {} requests differ", wrong.len(), want.len());
-    let trace = device.trace();
-    let seen = Seen {
-        from_zero: reference(&decoder, &zero_prompt()).remove(0),
-        copy_before_flag_eq: copy_before_flag_eq(&trace.entries),
-    };
-    let actual = match whole_batch_cause(&batch, &want, &got, &seen) {
+    let actual = match cause {
         Some(cause) => format!("{count}: {cause}"),
         None => count,
     };
@@ -110,17 +116,21 @@ fn zero_prompt() -> Batch {
     }
 }
 
-/// The first step whose trace queues a copy into pinned memory after its
-/// `decode_step` and before its `flag_eq`: the copy's and the `flag_eq`'s
-/// call sites.
+/// The first step whose trace queues every copy into pinned memory before
+/// its `flag_eq`, none after: the last of them (the one that carries the
+/// flags, when the tokens' copy comes first) and the `flag_eq`'s call
+/// sites. A step that copies the tokens before `flag_eq` and the flags
+/// after it is right, and is not named.
 fn copy_before_flag_eq(entries: &[TraceEntry]) -> Option<(CallSite, CallSite)> {
     Steps::of(entries).windows.iter().find_map(|window| {
         let flag_eq = window
             .iter()
             .position(|e| e.op == OpKind::Launch && e.name.starts_with("flag_eq"))?;
-        let copy = window[..flag_eq]
-            .iter()
-            .find(|e| e.op == OpKind::CopyDeviceToHost)?;
+        let is_copy = |e: &&TraceEntry| e.op == OpKind::CopyDeviceToHost;
+        if window[flag_eq..].iter().any(|e| is_copy(&e)) {
+            return None;
+        }
+        let copy = window[..flag_eq].iter().rfind(is_copy)?;
         Some((copy.site, window[flag_eq].site))
     })
 }
