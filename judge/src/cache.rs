@@ -10,14 +10,6 @@
 //! The copy is made of hard links (a class of hundreds would otherwise take
 //! a copy of the cache each, a few hundred MiB), and only its folders are
 //! the sandbox user's: the files stay the judge's, which that user cannot
-//! write (when the judge is root), and which a build does not write anyway:
-//! cargo finds them fresh, and writes only the new files of the crate under
-//! test and of the harness (no code of the student's runs in a build: its
-//! manifest is the course's, with no build script and no proc macro).
-//!
-//! The copy is made of hard links (a class of hundreds would otherwise take
-//! a copy of the cache each, a few hundred MiB), and only its folders are
-//! the sandbox user's: the files stay the judge's, which that user cannot
 //! write (when the judge is root), and which a build never writes anyway:
 //! cargo finds them fresh, and writes only the new files of the crate under
 //! test and of the harness (no code of the student's runs in a build: its
