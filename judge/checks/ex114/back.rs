@@ -147,11 +147,18 @@ pub(super) fn events_complete_in_any_order(ctx: &Ctx) -> Result<(), Failure> {
     waited(s.last())?;
     s.fill(&n, 999.0)?;
     if n.addr == addr_c {
-        let what = match free_events_problem(&s, "c", 1) {
-            Some(problem) => format!(
+        let c_records = s.call("`free(c)`").of(OpKind::EventRecord);
+        let on = |side: usize| {
+            c_records
+                .iter()
+                .any(|e| e.stream == Some(s.stream(side).id()))
+        };
+        let what = match (on(2), free_events_problem(&s, "c", 1)) {
+            (true, Some(_)) => "`n = malloc(1 MiB)` handed out `c`'s block, noted for side1 and side2, while side1's slow reader still read it: `free(c)` recorded an event on side2 and none on side1, though both were noted with `record_stream`, so side2's event alone decided. A block keeps every stream noted on it, and `free` records one event on each; it comes back only when both events have completed".to_string(),
+            (_, Some(problem)) => format!(
                 "`n = malloc(1 MiB)` handed out `c`'s block, noted for side1 and side2, while side1's slow reader still read it: {problem}"
             ),
-            None => "`n = malloc(1 MiB)` handed out `c`'s block, noted for side1 and side2, once side2's event had completed, while side1's slow reader still read it: a block with two noted streams comes back only when both events have completed".into(),
+            (_, None) => "`n = malloc(1 MiB)` handed out `c`'s block, noted for side1 and side2, once side2's event had completed, while side1's slow reader still read it: a block with two noted streams comes back only when both events have completed".into(),
         };
         return Err(handed_out_busy(&s, &what, slow_c));
     }

@@ -77,6 +77,15 @@ fn a_pending_block_skipped_in_the_pass_is_told_by_the_events_asked() {
 }
 
 #[test]
+fn a_second_note_dropped_is_told_by_the_event_free_did_not_record() {
+    STAND_IN.fails(
+        open::<Wrong<FIRST_NOTE_ONLY>>,
+        "events_complete_in_any_order",
+        "first_note_only",
+    );
+}
+
+#[test]
 fn a_pending_block_never_asked_never_comes_back() {
     STAND_IN.fails(
         open::<Wrong<NEVER_POLLS>>,

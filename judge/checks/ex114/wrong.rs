@@ -45,6 +45,8 @@ pub(super) const BIG_ENOUGH: u8 = 18;
 /// The pass over the pending blocks moves on after a `swap_remove` too,
 /// skipping the block moved into the removed one's place.
 pub(super) const SKIPS_SWAPPED: u8 = 19;
+/// `record_stream` keeps a stream only when the block has none yet.
+pub(super) const FIRST_NOTE_ONLY: u8 = 20;
 
 /// A block of [`Wrong`].
 pub(super) struct Block {
@@ -162,7 +164,9 @@ impl<const M: u8> Api for Wrong<M> {
         if M == NO_NOTE || (M != OWNER_NOTED && stream.id() == self.owner.id()) {
             return;
         }
-        if block.streams.iter().any(|s| s.id() == stream.id()) {
+        if block.streams.iter().any(|s| s.id() == stream.id())
+            || (M == FIRST_NOTE_ONLY && !block.streams.is_empty())
+        {
             return;
         }
         if M == EVENT_AT_RECORD_STREAM {
