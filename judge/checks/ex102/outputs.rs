@@ -185,9 +185,11 @@ fn whole_batch_cause(
             "every request that met EOS got one token more: a copy into pinned memory at {copy} is queued before `flag_eq` at {flag_eq}, so the flags it copies are those before this step's update, and each done flag arrives a step late; queue the copies after `flag_eq`"
         ));
     }
+    // At least one token compared in each: a request with nothing to
+    // compare (a limit of 0) says nothing about a step read ahead.
     let ahead = wrong.iter().all(|&i| {
         let (w, g) = (&want[i], &got[i]);
-        !g.is_empty() && g.iter().zip(w.iter().skip(1)).all(|(a, b)| a == b)
+        w.len() > 1 && !g.is_empty() && g.iter().zip(w.iter().skip(1)).all(|(a, b)| a == b)
     });
     if ahead {
         return Some("each request's tokens are those of the step after it: `process` read the slot of the step submitted ahead (N + 1), not step N's; take the slot from the count of steps processed before moving it on".into());
@@ -407,6 +409,17 @@ mod tests {
         let got = vec![vec![2, 3, 9], vec![5, 9]];
         let cause = whole_batch_cause(&batch(&[16, 16]), &want, &got, &seen()).expect("a cause");
         assert!(cause.contains("the step after it"), "{cause}");
+    }
+
+    #[test]
+    fn a_token_for_a_limit_of_zero_is_no_step_read_ahead() {
+        let want = vec![vec![], vec![4, 5]];
+        let got = vec![vec![7], vec![4, 5]];
+        assert_eq!(
+            whole_batch_cause(&batch(&[0, 16]), &want, &got, &seen()),
+            None,
+            "nothing to compare: the request's own line tells it"
+        );
     }
 
     #[test]
