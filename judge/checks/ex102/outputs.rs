@@ -185,12 +185,15 @@ fn whole_batch_cause(
             "every request that met EOS got one token more: a copy into pinned memory at {copy} is queued before `flag_eq` at {flag_eq}, so the flags it copies are those before this step's update, and each done flag arrives a step late; queue the copies after `flag_eq`"
         ));
     }
-    // At least one token compared in each: a request with nothing to
-    // compare (a limit of 0) says nothing about a step read ahead.
-    let ahead = wrong.iter().all(|&i| {
+    // Each wrong request's tokens are those of the step after, and at least
+    // one has a token to compare: requests with nothing to compare (a limit
+    // of 0) say nothing about a step read ahead.
+    let shifted = |i: usize| {
         let (w, g) = (&want[i], &got[i]);
-        w.len() > 1 && !g.is_empty() && g.iter().zip(w.iter().skip(1)).all(|(a, b)| a == b)
-    });
+        !g.is_empty() && g.iter().zip(w.iter().skip(1)).all(|(a, b)| a == b)
+    };
+    let compared = |i: usize| want[i].len() > 1 && !got[i].is_empty();
+    let ahead = wrong.iter().all(|&i| shifted(i)) && wrong.iter().any(|&i| compared(i));
     if ahead {
         return Some("each request's tokens are those of the step after it: `process` read the slot of the step submitted ahead (N + 1), not step N's; take the slot from the count of steps processed before moving it on".into());
     }
