@@ -1,8 +1,9 @@
 //! Reports: what a run found, as data, and as text for a person.
 //!
-//! Over 400 lines with its unit tests (the code is about 390): the data and
-//! its one rendering for a person stay in one place, so a field and the
-//! line that shows it change together.
+//! Over 400 lines with its unit tests (the code is about 470, the rendering
+//! of a check told once for several among it): the data and its one
+//! rendering for a person stay in one place, so a field and the line that
+//! shows it change together.
 
 use crate::book::Book;
 use crate::manifest::Exercise;
