@@ -7,7 +7,7 @@ const MIB: usize = 1 << 20;
 #[test]
 fn the_learner_s_allocator_runs_over_the_judge_s_driver() {
     let (s0, s1) = (StreamId(0), StreamId(1));
-    let (layout, oom) = judge_harness::bridge::loopback(serve::serve, || {
+    let (layout, oom) = judge_harness::loopback(serve::serve, || {
         let mut a = CachingAllocator::new(SimDriver::new(4 * MIB));
         let x = a.malloc(1000, s0).unwrap();
         assert_eq!((x.addr(), x.size()), (0, 1024));

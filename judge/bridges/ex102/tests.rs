@@ -27,7 +27,7 @@ fn generate_and_a_sampler_through_the_bridge_decode_on_the_judge_s_decoder() {
         ],
         eos: -1,
     };
-    let (generated, stepped) = judge_harness::bridge::loopback(serve::serve, || {
+    let (generated, stepped) = judge_harness::loopback(serve::serve, || {
         let generated = generate(&stream, &decoder, &batch, Duration::from_micros(10)).unwrap();
         let mut sampler = Sampler::new(&stream, &decoder, &batch).unwrap();
         while !sampler.is_finished() {

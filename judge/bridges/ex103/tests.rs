@@ -12,7 +12,7 @@ fn a_runner_through_the_bridge_replays_its_graphs_on_the_judge_s_stream() {
     let input = stream.alloc_zeros::<f32>(x.len()).unwrap();
     let output = stream.alloc_zeros::<f32>(x.len()).unwrap();
     stream.copy_from_host(&x, &input).unwrap();
-    let buckets = judge_harness::bridge::loopback(serve::serve, || {
+    let buckets = judge_harness::loopback(serve::serve, || {
         let mut runner = Runner::new(&stream, &model).unwrap();
         runner
             .decode(&[input.slice(0..x.len())], &[output.slice(0..x.len())])

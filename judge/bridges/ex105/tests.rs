@@ -8,7 +8,7 @@ fn measure_through_the_bridge_times_the_runs_it_is_given() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
     let stream = device.new_stream().unwrap();
     let mut runs = 0;
-    let timing = judge_harness::bridge::loopback(serve::serve, || {
+    let timing = judge_harness::loopback(serve::serve, || {
         let mut run = |s: &Stream| {
             runs += 1;
             s.spin(Duration::from_millis(2))

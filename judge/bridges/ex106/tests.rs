@@ -16,7 +16,7 @@ fn run_through_the_bridge_sums_each_lent_batch_on_the_judge_s_streams() {
     let model = Model {
         step: Duration::from_millis(1),
     };
-    let outputs = judge_harness::bridge::loopback(serve::serve, || {
+    let outputs = judge_harness::loopback(serve::serve, || {
         run(&model, &batches, &copy, &compute).unwrap()
     });
     assert_eq!(outputs, [256.0, 512.0, 768.0]);

@@ -33,7 +33,7 @@ fn predict_through_the_bridge_answers_as_the_solution_does() {
         (copy(64 << 20, Memory::Pageable), busy, Wait::Stream),
         (copy(64 << 20, Memory::Pinned), busy, Wait::Nothing),
     ];
-    let answers = judge_harness::bridge::loopback(serve::serve, || {
+    let answers = judge_harness::loopback(serve::serve, || {
         cases
             .iter()
             .map(|&(op, ahead, _)| predict(&Call { op, ahead }, &staging))

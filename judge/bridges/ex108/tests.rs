@@ -15,7 +15,7 @@ fn generate_through_the_bridge_decodes_on_the_judge_s_decoder() {
         step_time: Duration::from_millis(1),
     };
     let decoder = Decoder::new(&stream, config).unwrap();
-    let tokens = judge_harness::bridge::loopback(serve::serve, || {
+    let tokens = judge_harness::loopback(serve::serve, || {
         generate(&stream, &decoder, &[1, 2], 3).unwrap()
     });
     assert_eq!(tokens.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3]);

@@ -6,7 +6,7 @@ const MIB: usize = 1 << 20;
 
 #[test]
 fn each_function_through_the_bridge_answers_as_the_solution_does() {
-    let answers = judge_harness::bridge::loopback(serve::serve, || {
+    let answers = judge_harness::loopback(serve::serve, || {
         (
             [0, 1, 513, MIB + 1].map(round_size),
             [MIB, MIB + 512].map(pool_for),

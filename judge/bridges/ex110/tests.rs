@@ -17,7 +17,7 @@ fn a_captured_step_through_the_bridge_replays_on_the_judge_s_device() {
     let decoder = Decoder::new(&stream, config).unwrap();
     let history = stream.alloc_zeros::<i32>(6).unwrap();
     stream.copy_from_host(&[1, 2], history.slice(0..2)).unwrap();
-    judge_harness::bridge::loopback(serve::serve, || {
+    judge_harness::loopback(serve::serve, || {
         let mut step = CapturedStep::new(&stream, &decoder, 2).unwrap();
         step.step(history.slice(0..2), history.slice(2..4)).unwrap();
         step.step(history.slice(2..4), history.slice(4..6)).unwrap();

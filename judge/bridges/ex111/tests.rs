@@ -13,7 +13,7 @@ fn a_handoff_through_the_bridge_runs_on_the_judge_s_device() {
     let y = consumer.alloc_zeros::<f32>(3).unwrap();
     consumer.synchronize().unwrap();
     producer.spin(Duration::from_micros(50)).unwrap();
-    judge_harness::bridge::loopback(serve::serve, || {
+    judge_harness::loopback(serve::serve, || {
         handoff(&producer, &consumer, &batch, x.slice(0..3), y.slice(0..3)).unwrap();
     });
     assert_eq!(consumer.to_vec(&y).unwrap(), [3.0, 5.0, 7.0]);

@@ -8,7 +8,7 @@ fn profile_through_the_bridge_times_the_launches_it_is_given() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
     let stream = device.new_stream().unwrap();
     let mut launches = 0;
-    let (profile, bound, from) = judge_harness::bridge::loopback(serve::serve, || {
+    let (profile, bound, from) = judge_harness::loopback(serve::serve, || {
         let mut launch = |s: &Stream| {
             launches += 1;
             s.spin(Duration::from_micros(20))

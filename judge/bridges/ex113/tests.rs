@@ -20,7 +20,7 @@ fn a_bucketed_step_through_the_bridge_runs_on_the_judge_s_device() {
     stream
         .copy_from_host(&[1, 2, 3, 4, 5, 6, 7, 8, 9], &tokens)
         .unwrap();
-    let (input, refused) = judge_harness::bridge::loopback(serve::serve, || {
+    let (input, refused) = judge_harness::loopback(serve::serve, || {
         let mut step = BucketedStep::new(&stream, &decoder).unwrap();
         step.step(tokens.slice(0..8), next.slice(0..8)).unwrap();
         step.step(tokens.slice(0..3), next.slice(0..3)).unwrap();

@@ -7,7 +7,7 @@ use std::time::Duration;
 fn an_allocator_through_the_bridge_runs_on_the_judge_s_device() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
     let (owner, side) = (device.new_stream().unwrap(), device.new_stream().unwrap());
-    let (first, pending, again) = judge_harness::bridge::loopback(serve::serve, || {
+    let (first, pending, again) = judge_harness::loopback(serve::serve, || {
         let mut alloc = StreamAllocator::new(&owner);
         let a = alloc.malloc(4096).unwrap();
         let first = a.addr();

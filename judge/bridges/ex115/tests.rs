@@ -14,7 +14,7 @@ fn generate_through_the_bridge_reads_each_step_through_the_judge_s_pinned_slots(
         step_time: Duration::from_millis(1),
     };
     let decoder = Decoder::new(&stream, config).unwrap();
-    let tokens = judge_harness::bridge::loopback(serve::serve, || {
+    let tokens = judge_harness::loopback(serve::serve, || {
         generate(&stream, &decoder, &[1, 2], 3, Duration::ZERO).unwrap()
     });
     assert_eq!(tokens.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3]);

@@ -17,7 +17,7 @@ fn a_decoding_through_the_bridge_runs_steps_on_the_judge_s_decoder() {
     let decoder = Decoder::new(&stream, config).unwrap();
     let tokens = vec![1, 2, 3, 4];
     let expected = decoder.reference_step(&tokens);
-    let report = judge_harness::bridge::loopback(serve::serve, || {
+    let report = judge_harness::loopback(serve::serve, || {
         let config = Config {
             batch: 4,
             max_steps: 3,

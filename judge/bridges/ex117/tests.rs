@@ -16,7 +16,7 @@ fn run_through_the_bridge_runs_each_lent_chunk_on_the_judge_s_streams() {
     let layer = Layer {
         step: Duration::from_micros(100),
     };
-    let results = judge_harness::bridge::loopback(serve::serve, || {
+    let results = judge_harness::loopback(serve::serve, || {
         let streams = Streams {
             copy_in: &streams[0],
             compute: &streams[1],

@@ -8,7 +8,7 @@ fn submit_through_the_bridge_runs_the_steps_it_is_given() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
     let stream = device.new_stream().unwrap();
     let mut seen = Vec::new();
-    judge_harness::bridge::loopback(serve::serve, || {
+    judge_harness::loopback(serve::serve, || {
         let mut step = |s: &Stream, k: usize| {
             seen.push(k);
             s.spin(Duration::from_millis(2))

@@ -102,8 +102,8 @@ impl Agent {
         let message = match outcome {
             Ok(answer) => Message::Returned(answer),
             Err(payload) => Message::Panicked {
-                message: crate::runner::panic_message(payload.as_ref()),
-                location: crate::runner::last_panic_site(),
+                message: crate::panics::panic_message(payload.as_ref()),
+                location: crate::panics::last_site(),
             },
         };
         send(&self.link, &message);
@@ -138,7 +138,7 @@ pub fn main(serve: Serve) -> ExitCode {
         }
         other => lost(&format!("the checker began with {other:?}")),
     }
-    crate::runner::install_panic_hook();
+    crate::panics::install_hook();
     serve_link(link, serve);
     ExitCode::SUCCESS
 }
@@ -228,7 +228,7 @@ fn lost(why: &str) -> ! {
 
 /// The site of the last panic, for a serve function that reports one.
 pub fn panic_site() -> Option<CallSite> {
-    crate::runner::last_panic_site()
+    crate::panics::last_site()
 }
 
 /// The checker's request, as a serve function reads it (the checker is the

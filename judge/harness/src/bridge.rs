@@ -10,6 +10,7 @@
 //! check as the learner's process breaking the protocol ([`AgentGone`]).
 //! A panic of the learner's code ends it as that panic ([`LearnerPanic`]).
 
+pub use crate::panics::{AgentGone, CallRefused, JudgeFault, LearnerPanic};
 use crate::wire::Message;
 use gpu::CallSite;
 use gpu::remote::{Frame, Link};
@@ -17,41 +18,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-
-/// The payload of the panic that ends a check whose learner code panicked
-/// in the agent: the runner reports it as that panic, at that place.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LearnerPanic {
-    /// The panic message.
-    pub message: String,
-    /// Where, in the learner's source.
-    pub location: Option<CallSite>,
-}
-
-/// The payload of the panic that ends a check whose agent is gone (it
-/// died, exited, or sent what the protocol does not allow): the runner
-/// reports the check as crashed, with how the agent ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgentGone {
-    /// What the checker saw.
-    pub why: String,
-}
-
-/// The payload of the panic that ends a check whose learner code made a
-/// device call the judge refused ([`gpu::remote::Refusal`]): an argument
-/// no real call takes, a call past the check's trace or the submission's
-/// memory. The runner reports it as the learner's error at its line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallRefused(pub gpu::remote::Refusal);
-
-/// The payload of the panic that ends a check whose device call made the
-/// judge's own code fail: the runner reports it as the judge's failure,
-/// not the learner's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JudgeFault {
-    /// The panic's message and where the judge's code was.
-    pub message: String,
-}
 
 /// `f`'s value, or the message and place of the learner's panic in it: for
 /// a check that tells a panic on an input it chose (no batch, no timed run)
@@ -254,31 +220,5 @@ fn name(message: &Message) -> &'static str {
         Message::CallbackReturned(_) => "a callback's answer",
         Message::EndCheck => "the end of a check",
         Message::Ended => "an acknowledgement",
-    }
-}
-
-/// Runs `f` with the bridge connected to an agent served by `serve` in a
-/// thread of this process: for a bridge's own tests, which call the
-/// learner's API through it against the reference solution without
-/// building an agent. The agent's panics carry no location here (the
-/// process's panic hook is the test harness's).
-pub fn loopback<R>(serve: crate::agent::Serve, f: impl FnOnce() -> R) -> R {
-    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
-    let agent = std::thread::spawn(move || {
-        let link = Rc::new(Link::accept(theirs).expect("a link"));
-        crate::agent::serve_link(link, serve);
-    });
-    let link = Rc::new(Link::offer(ours, Default::default()).expect("a link"));
-    connect(Some(Rc::clone(&link)));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    let ended = !in_call() && end_check(&link);
-    connect(None);
-    gpu::remote::host::reset();
-    drop(link);
-    let _ = agent.join();
-    match result {
-        Ok(result) if ended => result,
-        Ok(_) => panic!("the agent did not end the check"),
-        Err(payload) => std::panic::resume_unwind(payload),
     }
 }

@@ -9,15 +9,36 @@
 //! one.
 
 use crate::bridge;
-use crate::protocol::Outcome;
+use crate::check::Check;
+use crate::protocol::{Outcome, Setup};
+use crate::runner::{self, Around, Place};
 use crate::wire::{AgentLaunch, Message};
 use gpu::remote::Link;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
+
+/// The checker's `main`: reads the setup from the channel on stdin, runs
+/// `suite` here, against a bridge that calls the learner's crate in an agent
+/// it starts as the setup says ([`AgentLaunch`]), and reports on the
+/// channel. Nothing of the learner's runs in this process.
+pub fn checker_main(suite: &[Check]) -> ExitCode {
+    runner::serve_suite(suite, Place::Agents(agents))
+}
+
+/// The agents the setup asks for, under its memory limit; `None` when it
+/// names none.
+fn agents(setup: &mut Setup, real_gpu: bool) -> Option<Box<dyn Around>> {
+    let launch = setup.agent.take()?;
+    gpu::remote::set_limits(gpu::remote::Limits {
+        memory: setup.memory_limit.unwrap_or(u64::MAX),
+        trace_entries: gpu::remote::TRACE_ENTRIES,
+    });
+    Some(Box::new(Agents::new(launch, real_gpu)))
+}
 
 /// An agent that runs.
 struct Running {
@@ -26,7 +47,7 @@ struct Running {
 }
 
 /// The checker's agents.
-pub(crate) struct Agents {
+struct Agents {
     launch: AgentLaunch,
     /// How long each side of a link polls before it sleeps: the checker,
     /// the agent.
@@ -43,7 +64,7 @@ impl Agents {
     /// on the virtual GPU, whose clock is the checker's, the checker runs
     /// from now on on the CPU it runs on now, as will every agent it starts
     /// ([`share_a_cpu`]), and neither side polls.
-    pub(crate) fn new(launch: AgentLaunch, real_gpu: bool) -> Self {
+    fn new(launch: AgentLaunch, real_gpu: bool) -> Self {
         if !real_gpu {
             share_a_cpu();
         }
@@ -55,44 +76,6 @@ impl Agents {
             launch,
             current: None,
             failed: None,
-        }
-    }
-
-    /// Makes sure an agent runs for the next check, and connects the bridge to it.
-    pub(crate) fn start_check(&mut self) {
-        if self.current.is_none() {
-            match self.spawn() {
-                Ok(running) => self.current = Some(running),
-                Err(e) => self.failed = Some(format!("the learner's process did not start: {e}")),
-            }
-        }
-        bridge::connect(self.current.as_ref().map(|r| Rc::clone(&r.link)));
-    }
-
-    /// Ends the agent's part of a check: it drops what the check made, or,
-    /// when it is gone or mid-call, it is stopped and `outcome` says how it
-    /// ended.
-    pub(crate) fn end_check(&mut self, outcome: &mut Outcome) {
-        gpu::remote::host::reset();
-        let Some(running) = self.current.take() else {
-            if let (Some(why), Outcome::Crashed { how }) = (self.failed.take(), &mut *outcome) {
-                *how = why;
-            }
-            bridge::connect(None);
-            return;
-        };
-        let gone = matches!(outcome, Outcome::Crashed { .. });
-        if !gone && !bridge::in_call() && bridge::end_check(&running.link) {
-            gpu::remote::host::reset();
-            self.current = Some(running);
-            bridge::connect(None);
-            return;
-        }
-        bridge::connect(None);
-        // How it ended is the cause, when it ended by itself; when the
-        // checker had to stop it, what the checker saw is.
-        if let (Some(status), Outcome::Crashed { how }) = (stop(running), outcome) {
-            *how = ended(status);
         }
     }
 
@@ -120,6 +103,46 @@ impl Agents {
         };
         link.send(&setup.frame())?;
         Ok(Running { child, link })
+    }
+}
+
+impl Around for Agents {
+    /// Makes sure an agent runs for the next check, and connects the bridge to it.
+    fn start_check(&mut self) {
+        if self.current.is_none() {
+            match self.spawn() {
+                Ok(running) => self.current = Some(running),
+                Err(e) => self.failed = Some(format!("the learner's process did not start: {e}")),
+            }
+        }
+        bridge::connect(self.current.as_ref().map(|r| Rc::clone(&r.link)));
+    }
+
+    /// Ends the agent's part of a check: it drops what the check made, or,
+    /// when it is gone or mid-call, it is stopped and `outcome` says how it
+    /// ended.
+    fn end_check(&mut self, outcome: &mut Outcome) {
+        gpu::remote::host::reset();
+        let Some(running) = self.current.take() else {
+            if let (Some(why), Outcome::Crashed { how }) = (self.failed.take(), &mut *outcome) {
+                *how = why;
+            }
+            bridge::connect(None);
+            return;
+        };
+        let gone = matches!(outcome, Outcome::Crashed { .. });
+        if !gone && !bridge::in_call() && bridge::end_check(&running.link) {
+            gpu::remote::host::reset();
+            self.current = Some(running);
+            bridge::connect(None);
+            return;
+        }
+        bridge::connect(None);
+        // How it ended is the cause, when it ended by itself; when the
+        // checker had to stop it, what the checker saw is.
+        if let (Some(status), Outcome::Crashed { how }) = (stop(running), outcome) {
+            *how = ended(status);
+        }
     }
 }
 

@@ -1,12 +1,18 @@
 //! What a check may use: the judge's backend, a folder for timelines and
 //! traces, the suite's snapshot folder, and the seed of generated inputs.
 
-use crate::Failure;
+use crate::failure::Failure;
 use crate::protocol::Artifact;
 use gpu::{Backend, Device, DeviceOptions};
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+
+/// The course's fixed seed: what [`Ctx::seed`] is outside grade mode, so
+/// that a check that generates its inputs shows every learner the same ones
+/// with `judge run`. In grade mode the judge chooses another seed at grading
+/// time ([`Setup::seed`](crate::protocol::Setup::seed)).
+pub const COURSE_SEED: u64 = 0x5eed_2026;
 
 /// What a check may use: the backend to open devices on, a folder for
 /// timelines and traces, the suite's snapshot folder, and the seed of
@@ -58,10 +64,10 @@ impl Ctx {
 
     /// The seed of checks that generate their inputs (programs, workloads):
     /// the one the judge chose at grading time, else the course's fixed
-    /// [`COURSE_SEED`](crate::COURSE_SEED), so that `judge run` shows every
+    /// [`COURSE_SEED`], so that `judge run` shows every
     /// learner the same inputs.
     pub fn seed(&self) -> u64 {
-        self.seed.unwrap_or(crate::COURSE_SEED)
+        self.seed.unwrap_or(COURSE_SEED)
     }
 
     /// The seed of a generated workload whose course seed is `course`:
@@ -72,7 +78,7 @@ impl Ctx {
     /// Each `course` seed gives a stream of its own.
     pub fn seed_for(&self, course: u64) -> u64 {
         // One step of splitmix64: a well-mixed 64-bit value of `x`.
-        let mix = |x| crate::SplitMix::new(x).next_u64();
+        let mix = |x| crate::rng::SplitMix::new(x).next_u64();
         match self.seed {
             None => course,
             Some(grading) => mix(grading ^ mix(course)),
@@ -201,4 +207,36 @@ fn write_trace(dir: &Path, stem: &str, title: &str, device: &Device) -> (PathBuf
     };
     let _ = std::fs::write(&svg, trace.to_svg(&options));
     (svg, json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{COURSE_SEED, Ctx};
+
+    #[test]
+    fn the_seed_is_the_judges_else_the_courses() {
+        let ctx = Ctx::new(gpu::Backend::Virtual);
+        assert_eq!(ctx.seed(), COURSE_SEED);
+        assert_eq!(ctx.with_seed(Some(7)).seed(), 7);
+    }
+
+    #[test]
+    fn grading_seeds_change_every_workload_and_the_course_seed_is_kept_otherwise() {
+        let run = Ctx::new(gpu::Backend::Virtual);
+        assert_eq!(run.seed_for(102), 102);
+        let graded = Ctx::new(gpu::Backend::Virtual).with_seed(Some(7));
+        let other = Ctx::new(gpu::Backend::Virtual).with_seed(Some(8));
+        assert_ne!(graded.seed_for(102), 102);
+        assert_ne!(
+            graded.seed_for(102),
+            graded.seed_for(104),
+            "each workload its own stream"
+        );
+        assert_ne!(graded.seed_for(102), other.seed_for(102));
+        assert_eq!(
+            graded.seed_for(102),
+            graded.seed_for(102),
+            "a recorded seed reproduces"
+        );
+    }
 }

@@ -34,16 +34,28 @@
 //! to the output) and save its device's timeline for `judge run --timeline`
 //! ([`Ctx::save_timeline`]: the runner sends the judge an
 //! [`Event::Artifact`] with the files' paths).
+//!
+//! The files stack in layers (`tests/layers.rs` holds the table and fails
+//! on an import of a layer above): the link's frames ([`wire`]), the
+//! protocol and what a check is made of at the bottom; the runner of a
+//! suite over them; the agent's serve loop ([`agent`]) and the checker's
+//! calls ([`bridge`]) above it; and at the top what joins those two: the
+//! checker's agents ([`checker_main`]) and the loopback of the bridges'
+//! tests ([`loopback()`]).
 
 pub mod agent;
 pub mod bridge;
 mod channel;
+mod check;
 mod checker;
 mod ctx;
+mod failure;
 pub mod gaps;
 pub mod lockdown;
+mod loopback;
 mod macros;
 pub mod ordering;
+mod panics;
 pub mod polling;
 pub mod protocol;
 mod rng;
@@ -51,181 +63,15 @@ mod runner;
 pub mod signals;
 pub mod wire;
 
-pub use ctx::Ctx;
+pub use check::Check;
+pub use checker::checker_main;
+pub use ctx::{COURSE_SEED, Ctx};
+pub use failure::{Failure, ensure_eq, median};
 pub use lockdown::Lockdown;
+pub use loopback::loopback;
 pub use protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
 pub use rng::SplitMix;
-pub use runner::{checker_main, main, run_check};
-
-/// The course's fixed seed: what [`Ctx::seed`] is outside grade mode, so
-/// that a check that generates its inputs shows every learner the same ones
-/// with `judge run`. In grade mode the judge chooses another seed at grading
-/// time ([`Setup::seed`]).
-pub const COURSE_SEED: u64 = 0x5eed_2026;
+pub use runner::{main, run_check};
 
 #[doc(hidden)]
 pub use insta;
-
-use gpu::CallSite;
-
-/// One check of a suite.
-#[derive(Clone, Copy, Debug)]
-pub struct Check {
-    /// A stable identifier, unique in its suite (`best_fit_prefers_smallest`).
-    pub name: &'static str,
-    /// What it checks, in one sentence.
-    pub title: &'static str,
-    /// The chapter section that explains it (`chapters/allocator.md#best-fit`).
-    pub section: &'static str,
-    /// Points it is worth when grading.
-    pub points: u32,
-    /// Checks of the suite that must pass too for this one to earn its
-    /// points: a check that the untouched starter passes (its results are
-    /// right, only slow) is guarded by one that tells it from work.
-    pub requires: &'static [&'static str],
-    /// The check itself.
-    pub run: fn(&Ctx) -> Result<(), Failure>,
-}
-
-impl Check {
-    /// A check; a `const fn`, so that a suite lists its checks in a
-    /// `const CHECKS: &[Check]`. Suites write [`check!`], which names the
-    /// check after its function.
-    pub const fn new(
-        name: &'static str,
-        title: &'static str,
-        section: &'static str,
-        points: u32,
-        run: fn(&Ctx) -> Result<(), Failure>,
-    ) -> Self {
-        Self {
-            name,
-            title,
-            section,
-            points,
-            requires: &[],
-            run,
-        }
-    }
-
-    /// The check, earning its points only when the checks `requires` pass
-    /// too ([`Check::requires`]).
-    pub const fn requiring(mut self, requires: &'static [&'static str]) -> Self {
-        self.requires = requires;
-        self
-    }
-}
-
-/// Why a check failed: what was expected, what happened, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    /// What the check expected.
-    pub expected: String,
-    /// What happened instead.
-    pub actual: String,
-    /// The learner's call site responsible, when known.
-    pub site: Option<CallSite>,
-    /// More detail: a race report, a trace excerpt.
-    pub detail: Option<String>,
-}
-
-impl Failure {
-    /// A failure: `expected` and what happened (`actual`).
-    pub fn new(expected: impl Into<String>, actual: impl Into<String>) -> Self {
-        Self {
-            expected: expected.into(),
-            actual: actual.into(),
-            site: None,
-            detail: None,
-        }
-    }
-
-    /// Names the learner's call site.
-    pub fn at(mut self, site: CallSite) -> Self {
-        self.site = Some(site);
-        self
-    }
-
-    /// Adds detail.
-    pub fn detail(mut self, detail: impl Into<String>) -> Self {
-        self.detail = Some(detail.into());
-        self
-    }
-
-    /// Ends the running check with this failure from where no `Result` can
-    /// carry it: a callback of the judge's that the learner's code calls
-    /// (a driver the learner's allocator misuses), whose signature is the
-    /// exercise's. The check's outcome is this failure, as if returned.
-    pub fn raise(self) -> ! {
-        std::panic::panic_any(self)
-    }
-}
-
-impl From<gpu::GpuError> for Failure {
-    fn from(e: gpu::GpuError) -> Self {
-        Failure::new("the GPU calls to succeed", e.to_string())
-    }
-}
-
-/// The median of `values` (the upper one of an even count); 0 when empty.
-/// Checks judge timings by medians of one run, never by single samples.
-pub fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
-}
-
-/// Fails with `expected`/`actual` unless `left == right`.
-pub fn ensure_eq<T: PartialEq + std::fmt::Debug>(
-    left: T,
-    right: T,
-    what: &str,
-) -> Result<(), Failure> {
-    if left == right {
-        Ok(())
-    } else {
-        Err(Failure::new(
-            format!("{what}: {right:?}"),
-            format!("{left:?}"),
-        ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{COURSE_SEED, Ctx, median};
-
-    #[test]
-    fn the_seed_is_the_judges_else_the_courses() {
-        let ctx = Ctx::new(gpu::Backend::Virtual);
-        assert_eq!(ctx.seed(), COURSE_SEED);
-        assert_eq!(ctx.with_seed(Some(7)).seed(), 7);
-    }
-
-    #[test]
-    fn grading_seeds_change_every_workload_and_the_course_seed_is_kept_otherwise() {
-        let run = Ctx::new(gpu::Backend::Virtual);
-        assert_eq!(run.seed_for(102), 102);
-        let graded = Ctx::new(gpu::Backend::Virtual).with_seed(Some(7));
-        let other = Ctx::new(gpu::Backend::Virtual).with_seed(Some(8));
-        assert_ne!(graded.seed_for(102), 102);
-        assert_ne!(
-            graded.seed_for(102),
-            graded.seed_for(104),
-            "each workload its own stream"
-        );
-        assert_ne!(graded.seed_for(102), other.seed_for(102));
-        assert_eq!(
-            graded.seed_for(102),
-            graded.seed_for(102),
-            "a recorded seed reproduces"
-        );
-    }
-
-    #[test]
-    fn median_is_the_middle_sample_whatever_the_order() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 3.0);
-        assert_eq!(median(&[]), 0.0);
-    }
-}

@@ -1,22 +1,16 @@
 //! Running a suite: read the setup, run each check, send events.
 
-use crate::bridge::{AgentGone, CallRefused, JudgeFault, LearnerPanic};
 use crate::channel::Channel;
-use crate::protocol::{CheckInfo, Event, Outcome, Setup};
-use crate::{Check, Ctx, Failure};
-use gpu::{Backend, CallSite};
-use std::cell::RefCell;
-use std::panic::{self, AssertUnwindSafe};
+use crate::check::Check;
+use crate::ctx::Ctx;
+use crate::failure::Failure;
+use crate::panics::{self, AgentGone, CallRefused, JudgeFault, LearnerPanic};
+use crate::protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
+use gpu::Backend;
+use std::panic::{self as std_panic, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::time::Instant;
 use zeroize::Zeroize;
-
-thread_local! {
-    /// Where the last panic happened (the panic hook stores it).
-    static PANIC_AT: RefCell<Option<CallSite>> = const { RefCell::new(None) };
-    /// The backtrace of the last panic that may be the judge's own.
-    static JUDGE_BACKTRACE: RefCell<Option<String>> = const { RefCell::new(None) };
-}
 
 /// The harness's `main`: reads the setup from the channel on stdin, runs
 /// `suite` in this process with the learner's crate linked in, reports on
@@ -25,24 +19,28 @@ pub fn main(suite: &[Check]) -> ExitCode {
     serve_suite(suite, Place::InProcess)
 }
 
-/// The checker's `main`: reads the setup from the channel on stdin, runs
-/// `suite` here, against a bridge that calls the learner's crate in an agent
-/// it starts as the setup says ([`crate::wire::AgentLaunch`]), and reports
-/// on the channel. Nothing of the learner's runs in this process.
-pub fn checker_main(suite: &[Check]) -> ExitCode {
-    serve_suite(suite, Place::Checker)
+/// What runs around each check of a checker's suite: its agents
+/// ([`crate::checker`]), which the runner does not know.
+pub(crate) trait Around {
+    /// Makes ready for the next check.
+    fn start_check(&mut self);
+    /// Ends the check, whose outcome it may tell more precisely.
+    fn end_check(&mut self, outcome: &mut Outcome);
 }
 
 /// Where the learner's code runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
-    /// Here: the harness links the learner's crate.
+pub(crate) enum Place {
+    /// Here: the harness links the learner's crate, and locks itself down.
     InProcess,
-    /// In an agent, which this checker starts and calls through a bridge.
-    Checker,
+    /// In agents, which this checker starts from the setup (whether the
+    /// device is a real GPU's is the second argument) and calls through a
+    /// bridge; `None` when the setup names no agent.
+    Agents(fn(&mut Setup, bool) -> Option<Box<dyn Around>>),
 }
 
-fn serve_suite(suite: &[Check], place: Place) -> ExitCode {
+/// Reads the setup from the channel on stdin, runs `suite` with the
+/// learner's code where `place` says, reports on the channel.
+pub(crate) fn serve_suite(suite: &[Check], place: Place) -> ExitCode {
     let (mut channel, setup) = match Channel::open() {
         Ok(opened) => opened,
         Err(_) => {
@@ -68,20 +66,11 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup, place: Place) -> st
     // A real GPU's device stays open for the whole run, so that the CUDA
     // driver has done its setup before the lockdown below.
     let (backend_name, device) = resolved_backend(backend);
-    let mut agents = match (place, setup.agent.take()) {
-        (Place::Checker, Some(launch)) => {
-            gpu::remote::set_limits(gpu::remote::Limits {
-                memory: setup.memory_limit.unwrap_or(u64::MAX),
-                trace_entries: gpu::remote::TRACE_ENTRIES,
-            });
-            Some(crate::checker::Agents::new(launch, device.is_some()))
-        }
-        (Place::Checker, None) => {
-            return Err(std::io::Error::other(
-                "a checker needs an agent to call, and the setup names none",
-            ));
-        }
-        (Place::InProcess, _) => None,
+    let mut around = match &place {
+        Place::Agents(start) => Some(start(&mut setup, device.is_some()).ok_or_else(|| {
+            std::io::Error::other("a checker needs an agent to call, and the setup names none")
+        })?),
+        Place::InProcess => None,
     };
     let suite_event = Event::Suite {
         tag: String::new(),
@@ -93,10 +82,10 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup, place: Place) -> st
     setup.nonce.zeroize();
     // The checker runs no learner code: the agents it starts lock
     // themselves down instead.
-    if let (Place::InProcess, Some(lockdown)) = (place, &setup.lockdown) {
+    if let (Place::InProcess, Some(lockdown)) = (&place, &setup.lockdown) {
         lockdown.apply().map_err(std::io::Error::other)?;
     }
-    install_panic_hook();
+    panics::install_hook();
     for check in suite.iter().filter(|c| wanted(&setup, c.name)) {
         let start = Event::Start {
             tag: String::new(),
@@ -104,12 +93,12 @@ fn run(suite: &[Check], out: &mut Channel, mut setup: Setup, place: Place) -> st
         };
         out.send(&start, None)?;
         let started = Instant::now();
-        let (outcome, artifacts) = match &mut agents {
+        let (outcome, artifacts) = match &mut around {
             None => run_check(check, &ctx),
-            Some(agents) => {
-                agents.start_check();
+            Some(around) => {
+                around.start_check();
                 let (mut outcome, artifacts) = run_check(check, &ctx);
-                agents.end_check(&mut outcome);
+                around.end_check(&mut outcome);
                 (outcome, artifacts)
             }
         };
@@ -182,10 +171,12 @@ fn info(check: &Check) -> CheckInfo {
 /// too (with its location, once [`main`] has installed its panic hook);
 /// returns the outcome and the artifacts the check saved. A suite's own
 /// tests call it to run a check outside a harness.
-pub fn run_check(check: &Check, ctx: &Ctx) -> (Outcome, Vec<crate::Artifact>) {
-    PANIC_AT.with(|p| p.borrow_mut().take());
+pub fn run_check(check: &Check, ctx: &Ctx) -> (Outcome, Vec<Artifact>) {
+    panics::last_site();
     ctx.begin(check.name);
-    let outcome = outcome(panic::catch_unwind(AssertUnwindSafe(|| (check.run)(ctx))));
+    let outcome = outcome(std_panic::catch_unwind(AssertUnwindSafe(|| {
+        (check.run)(ctx)
+    })));
     (outcome, ctx.take_artifacts())
 }
 
@@ -211,9 +202,7 @@ fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
             let fault = payload.downcast::<JudgeFault>().expect("checked");
             Outcome::JudgeFailed {
                 message: fault.message,
-                log: JUDGE_BACKTRACE
-                    .with(|b| b.borrow_mut().take())
-                    .unwrap_or_default(),
+                log: panics::judge_backtrace(),
             }
         }
         Err(payload) if payload.is::<Failure>() => {
@@ -232,8 +221,8 @@ fn outcome(result: std::thread::Result<Result<(), Failure>>) -> Outcome {
             detail,
         },
         Err(payload) => Outcome::Panicked {
-            message: panic_message(payload.as_ref()),
-            location: PANIC_AT.with(|p| p.borrow_mut().take()),
+            message: panics::panic_message(payload.as_ref()),
+            location: panics::last_site(),
         },
     }
 }
@@ -250,62 +239,11 @@ fn refused(refusal: gpu::remote::Refusal) -> Outcome {
     }
 }
 
-/// The text of a panic's payload.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-text payload".into()
-    }
-}
-
-/// Remembers where a panic happened, for the outcome, which carries the
-/// message and the location; the default report (and its backtrace) would
-/// only repeat them in the learner's output.
-pub(crate) fn install_panic_hook() {
-    panic::set_hook(Box::new(move |info| {
-        if judges_own(info.payload()) {
-            let trace = std::backtrace::Backtrace::force_capture();
-            let at = info.location().map(|l| format!("{l}")).unwrap_or_default();
-            JUDGE_BACKTRACE.with(|b| *b.borrow_mut() = Some(format!("at {at}\n{trace}")));
-        }
-        if let Some(loc) = info.location() {
-            let site = CallSite {
-                file: leak(loc.file()),
-                line: loc.line(),
-                column: loc.column(),
-            };
-            PANIC_AT.with(|p| *p.borrow_mut() = Some(site));
-        }
-    }));
-}
-
-/// Whether a panic is one a check can end with on the learner's account
-/// (a learner's panic relayed, a failure, an agent gone, a refusal):
-/// every other panic may be the judge's own, and its backtrace is kept
-/// for the judge's log ([`Outcome::JudgeFailed`]).
-fn judges_own(payload: &(dyn std::any::Any + Send)) -> bool {
-    !(payload.is::<LearnerPanic>()
-        || payload.is::<AgentGone>()
-        || payload.is::<CallRefused>()
-        || payload.is::<JudgeFault>()
-        || payload.is::<Failure>())
-}
-
-/// Where the last panic of this thread happened, taken.
-pub(crate) fn last_panic_site() -> Option<CallSite> {
-    PANIC_AT.with(|p| p.borrow_mut().take())
-}
-
-fn leak(file: &str) -> &'static str {
-    Box::leak(file.to_string().into_boxed_str())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpu::CallSite;
+    use std::panic;
 
     #[test]
     fn the_checks_see_the_seed_of_the_setup() {
@@ -320,7 +258,7 @@ mod tests {
             agent: None,
             memory_limit: None,
         };
-        assert_eq!(context(&setup).seed(), crate::COURSE_SEED);
+        assert_eq!(context(&setup).seed(), crate::ctx::COURSE_SEED);
         setup.seed = Some(0xdead);
         assert_eq!(context(&setup).seed(), 0xdead);
     }
