@@ -88,6 +88,15 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> T {
     })
 }
 
+/// Calls the learner's code with `request`, already encoded (a declared
+/// API's call, [`crate::api`]), and returns its answer; a callback the
+/// learner's code makes meanwhile ends the check.
+pub fn invoke_raw<R: DeserializeOwned>(request: Vec<u8>) -> R {
+    invoke_bytes(request, &mut |_| {
+        gone("the learner's process made a callback where the call gave it none")
+    })
+}
+
 /// Calls the learner's code with `request` and returns its answer; a
 /// callback the learner's code makes meanwhile ends the check (the call
 /// gave it none).
@@ -104,8 +113,15 @@ pub fn invoke_with<R: DeserializeOwned>(
     request: &impl Serialize,
     callback: &mut dyn FnMut(&[u8]) -> Vec<u8>,
 ) -> R {
+    invoke_bytes(encode(request), callback)
+}
+
+fn invoke_bytes<R: DeserializeOwned>(
+    request: Vec<u8>,
+    callback: &mut dyn FnMut(&[u8]) -> Vec<u8>,
+) -> R {
     let link = link();
-    send(&link, &Message::Invoke(encode(request)));
+    send(&link, &Message::Invoke(request));
     DEPTH.with(|d| d.set(d.get() + 1));
     let answer = serve_until_answer(&link, callback);
     DEPTH.with(|d| d.set(d.get() - 1));

@@ -44,6 +44,9 @@
 //! tests ([`loopback()`]).
 
 pub mod agent;
+pub mod api;
+mod api_agent;
+mod api_checker;
 pub mod bridge;
 mod channel;
 mod check;

@@ -17,7 +17,17 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     // the sandbox's rules, the checks' helpers
     &[
-        "signals", "lockdown", "rng", "failure", "gaps", "ordering", "polling", "macros",
+        "signals",
+        "lockdown",
+        "rng",
+        "failure",
+        "gaps",
+        "ordering",
+        "polling",
+        "macros",
+        "api",
+        "api_checker",
+        "api_agent",
     ],
     // the link's frames
     &["wire"],

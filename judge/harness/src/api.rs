@@ -1,0 +1,220 @@
+//! An exercise's API declared once, both ends of its calls generated from
+//! the declaration.
+//!
+//! A bridge (`judge/bridges/exID`) holds its exercise's API in `api.rs`, a
+//! single `api! { … }` of the exercise's types, free functions and objects,
+//! written as the learner's crate declares them. `lib.rs` includes it
+//! under [`checker_api!`](crate::checker_api!): the types (with serde), and
+//! functions and objects that call the learner's in the agent; `serve.rs`
+//! includes it under [`agent_api!`](crate::agent_api!): the agent's `serve`
+//! function, which makes each call with the learner's crate (`learner`),
+//! and the conversions of the exercise's types between the learner's crate
+//! and the bridge. The bridge keeps by hand only what is particular to it
+//! (a callback the checks hand the learner, a `Display`).
+//!
+//! ```text
+//! api! {
+//!     types {
+//!         /// How the server runs.
+//!         #[derive(Clone, Debug)]
+//!         pub struct Config { pub batch: usize, pub eos: i32 }
+//!     }
+//!     fns {
+//!         /// The smallest bucket that holds `rows`.
+//!         pub fn bucket_for(rows: usize) -> Option<usize>;
+//!     }
+//!     objects {
+//!         /// The learner's server, which lives in the agent.
+//!         pub struct Server<'d> {
+//!             /// The learner's `Server::new`.
+//!             pub fn new(decoder: &Decoder, stream: &Stream, config: Config) -> Result<Self>;
+//!             /// The learner's `Server::step`.
+//!             pub fn step(&mut self, tokens: &[i32]) -> Result<()>;
+//!             /// The learner's `Server::finish`.
+//!             pub fn finish(self) -> Result<Report>;
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! A call travels as its name (`bucket_for`, `Server::step`), the handle
+//! of its object in the agent (0 for a free function) and its arguments,
+//! each in its wire form ([`Wire`]): a stream, a decoder or a pinned buffer
+//! of the judge's as the handle the agent makes a proxy of, everything else
+//! as its value. An object's method is answered `None` when the object is
+//! gone (an earlier call of it panicked), and the check ends saying so.
+//! A constructor's arguments that the object may borrow live as long as
+//! the agent.
+
+use gpu::remote::{DecoderRef, PinnedRef, StreamRef, host};
+use gpu::{Decoder, Elem, PinnedBuffer, Stream};
+use serde::Serialize;
+
+#[doc(hidden)]
+pub use serde;
+
+/// A value as the checker sends it to the agent: a handle of the judge's
+/// stream, decoder or pinned buffer, or the value itself.
+pub trait Wire {
+    /// The form that travels.
+    type Out<'a>: Serialize
+    where
+        Self: 'a;
+    /// This value in that form.
+    fn wire(&self) -> Self::Out<'_>;
+}
+
+/// Values that travel as themselves.
+macro_rules! travel_as_themselves {
+    ($($t:ty),* $(,)?) => {
+        $(impl Wire for $t {
+            type Out<'a> = &'a $t;
+            fn wire(&self) -> &$t {
+                self
+            }
+        })*
+    };
+}
+
+travel_as_themselves!(
+    bool,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    f32,
+    f64,
+    String,
+    std::time::Duration,
+    gpu::GpuError,
+);
+
+impl<T: Elem + Serialize> Wire for gpu::View<T> {
+    type Out<'a> = &'a Self;
+    fn wire(&self) -> &Self {
+        self
+    }
+}
+
+impl Wire for Stream {
+    type Out<'a> = StreamRef;
+    fn wire(&self) -> StreamRef {
+        host::export_stream(self)
+    }
+}
+
+impl Wire for Decoder {
+    type Out<'a> = DecoderRef;
+    fn wire(&self) -> DecoderRef {
+        host::export_decoder(self)
+    }
+}
+
+impl<T: Elem> Wire for PinnedBuffer<T> {
+    type Out<'a> = PinnedRef;
+    fn wire(&self) -> PinnedRef {
+        host::export_pinned(self)
+    }
+}
+
+impl<T: Wire + ?Sized> Wire for &T {
+    type Out<'a>
+        = T::Out<'a>
+    where
+        Self: 'a;
+    fn wire(&self) -> Self::Out<'_> {
+        (**self).wire()
+    }
+}
+
+impl<T: Wire + ?Sized> Wire for &mut T {
+    type Out<'a>
+        = T::Out<'a>
+    where
+        Self: 'a;
+    fn wire(&self) -> Self::Out<'_> {
+        (**self).wire()
+    }
+}
+
+impl<T: Wire> Wire for [T] {
+    type Out<'a>
+        = Vec<T::Out<'a>>
+    where
+        Self: 'a;
+    fn wire(&self) -> Self::Out<'_> {
+        self.iter().map(Wire::wire).collect()
+    }
+}
+
+impl<T: Wire> Wire for Vec<T> {
+    type Out<'a>
+        = Vec<T::Out<'a>>
+    where
+        Self: 'a;
+    fn wire(&self) -> Self::Out<'_> {
+        self.iter().map(Wire::wire).collect()
+    }
+}
+
+impl<T: Wire> Wire for Option<T> {
+    type Out<'a>
+        = Option<T::Out<'a>>
+    where
+        Self: 'a;
+    fn wire(&self) -> Self::Out<'_> {
+        self.as_ref().map(Wire::wire)
+    }
+}
+
+/// The request of a call: its name, its object's handle, its arguments.
+#[doc(hidden)]
+pub fn request(name: &str, handle: u64, args: &impl Serialize) -> Vec<u8> {
+    let mut bytes = postcard::to_stdvec(&(name, handle)).expect("a call's name serializes");
+    bytes.extend(postcard::to_stdvec(args).expect("a call's arguments serialize"));
+    bytes
+}
+
+/// A request as the agent reads it: the call's name, its object's handle,
+/// and the bytes of its arguments (the checker is the judge's, so a
+/// request that does not decode is the judge's bug: a panic).
+#[doc(hidden)]
+pub fn read_request(bytes: &[u8]) -> (String, u64, &[u8]) {
+    let ((name, handle), args) = postcard::take_from_bytes::<(String, u64)>(bytes)
+        .unwrap_or_else(|e| panic!("the judge's checker sent a call this agent cannot read ({e}); rebuild the agent with the course's judge"));
+    (name, handle, args)
+}
+
+/// A call's arguments, read in the agent.
+#[doc(hidden)]
+pub fn read_args<T: serde::de::DeserializeOwned>(name: &str, bytes: &[u8]) -> T {
+    postcard::from_bytes(bytes).unwrap_or_else(|e| {
+        panic!("the judge's checker sent `{name}` with arguments this agent cannot read ({e}); rebuild the agent with the course's judge")
+    })
+}
+
+/// The answer of an object's method, or the end of the check when the
+/// object is gone.
+#[doc(hidden)]
+pub fn present<T>(object: &str, answer: Option<T>) -> T {
+    answer.unwrap_or_else(|| {
+        panic!(
+            "the learner's `{object}` is gone: an earlier call of it panicked in the learner's code"
+        )
+    })
+}
+
+/// A call no declaration of this bridge names: the checker and the agent
+/// were built from different bridges.
+#[doc(hidden)]
+pub fn unknown(name: &str) -> ! {
+    panic!(
+        "the judge's checker called `{name}`, which this agent does not serve; rebuild the agent with the course's judge"
+    )
+}

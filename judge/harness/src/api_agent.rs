@@ -1,0 +1,456 @@
+//! The agent's end of a declared API ([`crate::api`]):
+//! [`agent_api!`](crate::agent_api!) turns the declaration into the
+//! agent's `serve` function, which reads each call, makes it with the
+//! learner's crate (`learner`) and answers, and into the conversions of
+//! the exercise's types between the learner's crate and the bridge
+//! (`bridge`).
+//!
+//! The conversions are traits of the agent's own (the learner's types and
+//! the bridge's are both foreign to it): [`__agent_prelude!`](crate::__agent_prelude!)
+//! declares them with their impls for the values every API shares.
+
+/// The agent's end of an exercise's API, from its declaration (the
+/// bridge's `api.rs`; [`crate::api`] says what it holds): a
+/// `pub(crate) fn serve(&Agent, &[u8]) -> Vec<u8>` for the agent's `main`.
+#[macro_export]
+macro_rules! agent_api {
+    (
+        $(types { $($types:tt)* })?
+        $(fns { $($fns:tt)* })?
+        $(objects { $($objects:tt)* })?
+    ) => {
+        $crate::__agent_prelude!();
+        $($crate::__agent_types! { $($types)* })?
+
+        /// Makes one call of the checker's with the learner's crate.
+        pub(crate) fn serve(agent: &$crate::agent::Agent, request: &[u8]) -> Vec<u8> {
+            #[allow(unused_imports)]
+            use learner::*;
+            let (name, handle, args) = $crate::api::read_request(request);
+            let link = agent.link();
+            let _ = (handle, link);
+            $($crate::__agent_fns! { (agent, link, name, args) $($fns)* })?
+            $($crate::__agent_objects! { (agent, link, name, handle, args) $($objects)* })?
+            $crate::api::unknown(&name)
+        }
+    };
+}
+
+/// The agent's conversions: `AgentValue` (a value from its wire form, with the
+/// link for proxies of the judge's objects), `AgentTake` (an argument as the
+/// learner's function takes it: by value, by reference, as a slice) and
+/// `AgentGive` (an answer in its wire form).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_prelude {
+    () => {
+        /// A value from its wire form.
+        trait AgentValue: Sized {
+            /// The wire form.
+            type Wire: $crate::api::serde::de::DeserializeOwned;
+            /// The value.
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self;
+        }
+
+        /// An argument as the learner's function takes it.
+        trait AgentTake<'a>: Sized {
+            /// The wire form.
+            type Wire: $crate::api::serde::de::DeserializeOwned;
+            /// What the call holds while it runs.
+            type Owned: 'a;
+            /// What the call holds, from the wire form.
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self::Owned;
+            /// The argument.
+            fn pass(owned: &'a mut Self::Owned) -> Self;
+        }
+
+        $crate::__agent_by_value!(
+            [] (), [] bool, [] u8, [] u16, [] u32, [] u64, [] usize, [] i8, [] i16, [] i32,
+            [] i64, [] isize, [] f32, [] f64, [] String, [] ::std::time::Duration,
+            [] ::gpu::GpuError, [] ::gpu::Stream, [] ::gpu::Decoder,
+            [T: ::gpu::Elem] ::gpu::View<T>, [T: ::gpu::Elem] ::gpu::PinnedBuffer<T>,
+            [T: AgentValue] Vec<T>, [T: AgentValue] Option<T>,
+        );
+
+        impl<'a, T: AgentValue + 'a> AgentTake<'a> for &'a T {
+            type Wire = T::Wire;
+            type Owned = T;
+            fn import(wire: T::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> T {
+                T::import(wire, link)
+            }
+            fn pass(owned: &'a mut T) -> &'a T {
+                owned
+            }
+        }
+
+        impl<'a, T: AgentValue + 'a> AgentTake<'a> for &'a mut T {
+            type Wire = T::Wire;
+            type Owned = T;
+            fn import(wire: T::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> T {
+                T::import(wire, link)
+            }
+            fn pass(owned: &'a mut T) -> &'a mut T {
+                owned
+            }
+        }
+
+        impl<'a, T: AgentValue + 'a> AgentTake<'a> for &'a [T] {
+            type Wire = Vec<T::Wire>;
+            type Owned = Vec<T>;
+            fn import(wire: Vec<T::Wire>, link: &::std::rc::Rc<::gpu::remote::Link>) -> Vec<T> {
+                wire.into_iter().map(|w| T::import(w, link)).collect()
+            }
+            fn pass(owned: &'a mut Vec<T>) -> &'a [T] {
+                owned
+            }
+        }
+
+        /// An answer in its wire form.
+        trait AgentGive {
+            /// The wire form.
+            type Wire: $crate::api::serde::Serialize;
+            /// The answer in it.
+            fn give(self) -> Self::Wire;
+        }
+
+        $crate::__agent_as_themselves!(
+            (), bool, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64,
+            String, ::std::time::Duration, ::gpu::GpuError,
+        );
+
+        impl<T: ::gpu::Elem> AgentValue for ::gpu::View<T>
+        where
+            ::gpu::View<T>: $crate::api::serde::de::DeserializeOwned,
+        {
+            type Wire = Self;
+            fn import(wire: Self, _: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                wire
+            }
+        }
+
+        impl<T: ::gpu::Elem> AgentGive for ::gpu::View<T>
+        where
+            ::gpu::View<T>: $crate::api::serde::Serialize,
+        {
+            type Wire = Self;
+            fn give(self) -> Self {
+                self
+            }
+        }
+
+        impl AgentValue for ::gpu::Stream {
+            type Wire = ::gpu::remote::StreamRef;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                ::gpu::remote::agent::stream(link, wire)
+            }
+        }
+
+        impl AgentValue for ::gpu::Decoder {
+            type Wire = ::gpu::remote::DecoderRef;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                ::gpu::remote::agent::decoder(link, wire)
+            }
+        }
+
+        impl<T: ::gpu::Elem> AgentValue for ::gpu::PinnedBuffer<T> {
+            type Wire = ::gpu::remote::PinnedRef;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                ::gpu::remote::agent::pinned(link, wire).unwrap_or_else(|| {
+                    panic!(
+                        "the judge's checker handed over a pinned buffer of another element type than `{}`; rebuild the agent with the course's judge",
+                        ::std::any::type_name::<T>()
+                    )
+                })
+            }
+        }
+
+        impl<T: AgentValue> AgentValue for Vec<T> {
+            type Wire = Vec<T::Wire>;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                wire.into_iter().map(|w| T::import(w, link)).collect()
+            }
+        }
+
+        impl<T: AgentValue> AgentValue for Option<T> {
+            type Wire = Option<T::Wire>;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                wire.map(|w| T::import(w, link))
+            }
+        }
+
+        impl<T: AgentGive> AgentGive for Vec<T> {
+            type Wire = Vec<T::Wire>;
+            fn give(self) -> Self::Wire {
+                self.into_iter().map(AgentGive::give).collect()
+            }
+        }
+
+        impl<T: AgentGive> AgentGive for Option<T> {
+            type Wire = Option<T::Wire>;
+            fn give(self) -> Self::Wire {
+                self.map(AgentGive::give)
+            }
+        }
+
+        impl<T: AgentGive, E: AgentGive> AgentGive for Result<T, E> {
+            type Wire = Result<T::Wire, E::Wire>;
+            fn give(self) -> Self::Wire {
+                self.map(AgentGive::give).map_err(AgentGive::give)
+            }
+        }
+
+        impl<A: AgentGive, B: AgentGive> AgentGive for (A, B) {
+            type Wire = (A::Wire, B::Wire);
+            fn give(self) -> Self::Wire {
+                (self.0.give(), self.1.give())
+            }
+        }
+    };
+}
+
+/// Arguments the learner's function takes by value: `AgentTake` for each type,
+/// as it is `AgentValue` (a blanket impl would overlap with the references').
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_by_value {
+    ($([$($bound:tt)*] $t:ty),* $(,)?) => {$(
+        impl<'a, $($bound)*> AgentTake<'a> for $t where $t: AgentValue + 'a {
+            type Wire = <$t as AgentValue>::Wire;
+            type Owned = Option<$t>;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Option<$t> {
+                Some(<$t as AgentValue>::import(wire, link))
+            }
+            fn pass(owned: &'a mut Option<$t>) -> $t {
+                owned.take().expect("each argument is passed once")
+            }
+        }
+    )*};
+}
+
+/// Values whose wire form is themselves, both ways.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_as_themselves {
+    ($($t:ty),* $(,)?) => {$(
+        impl AgentValue for $t {
+            type Wire = $t;
+            fn import(wire: $t, _: &::std::rc::Rc<::gpu::remote::Link>) -> $t {
+                wire
+            }
+        }
+        impl AgentGive for $t {
+            type Wire = $t;
+            fn give(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+
+/// The conversions of the exercise's types, field by field, between the
+/// learner's crate and the bridge.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_types {
+    () => {};
+    (
+        $(#[$m:meta])* $v:vis struct $name:ident {
+            $($(#[$fm:meta])* $fv:vis $field:ident: $ft:ty),* $(,)?
+        }
+        $($rest:tt)*
+    ) => {
+        impl AgentValue for learner::$name {
+            type Wire = bridge::$name;
+            fn import(wire: bridge::$name, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                let _ = link;
+                learner::$name { $($field: AgentValue::import(wire.$field, link)),* }
+            }
+        }
+        impl AgentGive for learner::$name {
+            type Wire = bridge::$name;
+            fn give(self) -> bridge::$name {
+                bridge::$name { $($field: AgentGive::give(self.$field)),* }
+            }
+        }
+        $crate::__agent_by_value!([] learner::$name);
+        $crate::__agent_types! { $($rest)* }
+    };
+    (
+        $(#[$m:meta])* $v:vis enum $name:ident {
+            $(
+                $(#[$vm:meta])* $variant:ident
+                $(( $tuple:ty ))?
+                $({ $($(#[$fm:meta])* $field:ident: $ft:ty),* $(,)? })?
+            ),* $(,)?
+        }
+        $($rest:tt)*
+    ) => {
+        impl AgentValue for learner::$name {
+            type Wire = bridge::$name;
+            #[allow(non_snake_case)]
+            fn import(wire: bridge::$name, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+                let _ = link;
+                match wire {$(
+                    bridge::$name::$variant $({ 0: $crate::__bind!(__0, $tuple) })? $({ $($field),* })? =>
+                        learner::$name::$variant
+                            $({ 0: <$tuple as AgentValue>::import(__0, link) })?
+                            $({ $($field: AgentValue::import($field, link)),* })?,
+                )*}
+            }
+        }
+        impl AgentGive for learner::$name {
+            type Wire = bridge::$name;
+            #[allow(non_snake_case)]
+            fn give(self) -> bridge::$name {
+                match self {$(
+                    learner::$name::$variant $({ 0: $crate::__bind!(__0, $tuple) })? $({ $($field),* })? =>
+                        bridge::$name::$variant
+                            $({ 0: <$tuple as AgentGive>::give(__0) })?
+                            $({ $($field: AgentGive::give($field)),* })?,
+                )*}
+            }
+        }
+        $crate::__agent_by_value!([] learner::$name);
+        $crate::__agent_types! { $($rest)* }
+    };
+}
+
+/// The binding `name` in a pattern: lets a repetition over a tuple
+/// variant's type bind its field.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bind {
+    ($name:ident, $t:ty) => {
+        $name
+    };
+}
+
+/// The agent's free functions: each call made with the learner's.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_fns {
+    (($agent:ident, $link:ident, $name:ident, $args:ident) $(
+        $(#[$m:meta])*
+        $v:vis fn $f:ident($($arg:ident: $t:ty),* $(,)?) $(-> $ret:ty)?;
+    )*) => {$(
+        if $name == stringify!($f) {
+            let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
+            $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
+            let answer = learner::$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*);
+            return $crate::agent::answer(&AgentGive::give(answer));
+        }
+    )*};
+}
+
+/// The agent's objects: each kept by handle between calls.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_objects {
+    (($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident)) => {};
+    (
+        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident)
+        $(#[$m:meta])*
+        $v:vis struct $obj:ident $(<$lt:lifetime>)? { $($methods:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__agent_methods! {
+            ($agent, $link, $name, $handle, $args) $obj [$obj $(<$lt>)?]; $($methods)*
+        }
+        if $name == concat!(stringify!($obj), "::drop") {
+            drop($agent.take::<$crate::__kept!($obj $(<$lt>)?)>($handle));
+            return $crate::agent::answer(&());
+        }
+        $crate::__agent_objects! { ($agent, $link, $name, $handle, $args) $($rest)* }
+    };
+}
+
+/// The type an object is kept as in the agent: the learner's, its borrows
+/// as long as the agent.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kept {
+    ($obj:ident) => { learner::$obj };
+    ($obj:ident <$lt:lifetime>) => { learner::$obj<'static> };
+}
+
+/// An object's constructors and methods, in the agent.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_methods {
+    (($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];) => {};
+    // A constructor: its arguments live as long as the agent, so that the
+    // object may borrow them.
+    (
+        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];
+        $(#[$m:meta])* $v:vis fn $f:ident($($arg:ident: $t:ty),* $(,)?) -> $($ret:ident)::+ $(<Self $(, $e:ty)?>)?;
+        $($rest:tt)*
+    ) => {
+        if $name == concat!(stringify!($obj), "::", stringify!($f)) {
+            let ($($arg,)*): ($(<$t as AgentTake<'static>>::Wire,)*) = $crate::api::read_args(&$name, $args);
+            $(let $arg: &'static mut _ = Box::leak(Box::new(<$t as AgentTake<'static>>::import($arg, $link)));)*
+            let made = learner::$obj::$f($(<$t as AgentTake<'static>>::pass($arg)),*);
+            return $crate::agent::answer(&$crate::__keep!($agent, made; $($ret)::+ $(<Self $(, $e)?>)?));
+        }
+        $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
+    };
+    // A method that borrows the object.
+    (
+        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];
+        $(#[$m:meta])* $v:vis fn $f:ident(&self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        $($rest:tt)*
+    ) => {
+        if $name == concat!(stringify!($obj), "::", stringify!($f)) {
+            let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
+            $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
+            let answer = $agent.with::<$crate::__kept!($($kept)*), _>($handle, |object| {
+                AgentGive::give(object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*))
+            });
+            return $crate::agent::answer(&answer);
+        }
+        $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
+    };
+    // A method that borrows the object mutably.
+    (
+        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];
+        $(#[$m:meta])* $v:vis fn $f:ident(&mut self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        $($rest:tt)*
+    ) => {
+        if $name == concat!(stringify!($obj), "::", stringify!($f)) {
+            let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
+            $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
+            let answer = $agent.with::<$crate::__kept!($($kept)*), _>($handle, |object| {
+                AgentGive::give(object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*))
+            });
+            return $crate::agent::answer(&answer);
+        }
+        $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
+    };
+    // A method that takes the object.
+    (
+        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];
+        $(#[$m:meta])* $v:vis fn $f:ident(self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        $($rest:tt)*
+    ) => {
+        if $name == concat!(stringify!($obj), "::", stringify!($f)) {
+            let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
+            $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
+            let answer = $agent
+                .take::<$crate::__kept!($($kept)*)>($handle)
+                .map(|object| AgentGive::give(object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*)));
+            return $crate::agent::answer(&answer);
+        }
+        $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
+    };
+}
+
+/// A constructor's answer: the new object's handle, or the learner's error.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __keep {
+    ($agent:ident, $made:ident; Self) => {
+        $agent.keep($made)
+    };
+    ($agent:ident, $made:ident; $($ret:ident)::+ <Self $(, $e:ty)?>) => {
+        AgentGive::give($made.map(|object| $agent.keep(object)))
+    };
+}
