@@ -4,7 +4,8 @@
 //! Every step the learner's code queues runs on the judge's device, whose
 //! trace the checks read.
 //!
-//! `serve.rs` is the agent's side: compiled into the agent with the
+//! Declared once in `api.rs` ([`judge_harness::api`]), which `serve.rs`,
+//! the agent's side, includes too: compiled into the agent with the
 //! learner's crate as `learner` and this one as `bridge`.
 
 #[cfg(test)]
@@ -16,39 +17,6 @@ mod serve;
 #[cfg(test)]
 mod tests;
 
-use gpu::remote::{DecoderRef, StreamRef, host};
-use gpu::{Decoder, Result, Stream};
-use judge_harness::bridge::invoke;
-use serde::{Deserialize, Serialize};
+use judge_harness::checker_api as api;
 
-/// A call of the learner's crate.
-#[derive(Debug, Serialize, Deserialize)]
-pub enum Call {
-    /// `generate(stream, decoder, prompts, steps)`: answered with
-    /// `Result<Vec<Vec<i32>>>`.
-    Generate {
-        /// The stream.
-        stream: StreamRef,
-        /// The decoder, lent.
-        decoder: DecoderRef,
-        /// The last token of each prompt.
-        prompts: Vec<i32>,
-        /// The steps to decode.
-        steps: usize,
-    },
-}
-
-/// The learner's `generate`, in the agent.
-pub fn generate(
-    stream: &Stream,
-    decoder: &Decoder,
-    prompts: &[i32],
-    steps: usize,
-) -> Result<Vec<Vec<i32>>> {
-    invoke(&Call::Generate {
-        stream: host::export_stream(stream),
-        decoder: host::export_decoder(decoder),
-        prompts: prompts.to_vec(),
-        steps,
-    })
-}
+include!("api.rs");

@@ -1,22 +1,6 @@
 //! Exercise 108 in the agent: the checker's calls made with the learner's
 //! crate (`learner`), on proxies of the judge's stream and decoder.
 
-use bridge::Call;
-use gpu::remote::agent as proxy;
-use judge_harness::agent::{self, Agent};
+use judge_harness::agent_api as api;
 
-/// Makes one call of the checker's with the learner's crate.
-pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
-    let link = agent.link();
-    match agent::request::<Call>(request) {
-        Call::Generate {
-            stream,
-            decoder,
-            prompts,
-            steps,
-        } => {
-            let (stream, decoder) = (proxy::stream(link, stream), proxy::decoder(link, decoder));
-            agent::answer(&learner::generate(&stream, &decoder, &prompts, steps))
-        }
-    }
-}
+include!("api.rs");

@@ -51,6 +51,8 @@ use gpu::{Decoder, Elem, PinnedBuffer, Stream};
 use serde::Serialize;
 
 #[doc(hidden)]
+pub use gpu;
+#[doc(hidden)]
 pub use serde;
 
 /// A value as the checker sends it to the agent: a handle of the judge's

@@ -44,12 +44,18 @@ macro_rules! agent_api {
 #[macro_export]
 macro_rules! __agent_prelude {
     () => {
+        // The bridge, whose types the answers take (a declaration with
+        // none still names it, so that its tests' `extern crate self as
+        // bridge` is used).
+        #[allow(unused_imports)]
+        use bridge as _;
+
         /// A value from its wire form.
         trait AgentValue: Sized {
             /// The wire form.
             type Wire: $crate::api::serde::de::DeserializeOwned;
             /// The value.
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self;
         }
 
         /// An argument as the learner's function takes it.
@@ -59,7 +65,7 @@ macro_rules! __agent_prelude {
             /// What the call holds while it runs.
             type Owned: 'a;
             /// What the call holds, from the wire form.
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self::Owned;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self::Owned;
             /// The argument.
             fn pass(owned: &'a mut Self::Owned) -> Self;
         }
@@ -67,15 +73,15 @@ macro_rules! __agent_prelude {
         $crate::__agent_by_value!(
             [] (), [] bool, [] u8, [] u16, [] u32, [] u64, [] usize, [] i8, [] i16, [] i32,
             [] i64, [] isize, [] f32, [] f64, [] String, [] ::std::time::Duration,
-            [] ::gpu::GpuError, [] ::gpu::Stream, [] ::gpu::Decoder,
-            [T: ::gpu::Elem] ::gpu::View<T>, [T: ::gpu::Elem] ::gpu::PinnedBuffer<T>,
+            [] $crate::api::gpu::GpuError, [] $crate::api::gpu::Stream, [] $crate::api::gpu::Decoder,
+            [T: $crate::api::gpu::Elem] $crate::api::gpu::View<T>, [T: $crate::api::gpu::Elem] $crate::api::gpu::PinnedBuffer<T>,
             [T: AgentValue] Vec<T>, [T: AgentValue] Option<T>,
         );
 
         impl<'a, T: AgentValue + 'a> AgentTake<'a> for &'a T {
             type Wire = T::Wire;
             type Owned = T;
-            fn import(wire: T::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> T {
+            fn import(wire: T::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> T {
                 T::import(wire, link)
             }
             fn pass(owned: &'a mut T) -> &'a T {
@@ -86,7 +92,7 @@ macro_rules! __agent_prelude {
         impl<'a, T: AgentValue + 'a> AgentTake<'a> for &'a mut T {
             type Wire = T::Wire;
             type Owned = T;
-            fn import(wire: T::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> T {
+            fn import(wire: T::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> T {
                 T::import(wire, link)
             }
             fn pass(owned: &'a mut T) -> &'a mut T {
@@ -97,7 +103,7 @@ macro_rules! __agent_prelude {
         impl<'a, T: AgentValue + 'a> AgentTake<'a> for &'a [T] {
             type Wire = Vec<T::Wire>;
             type Owned = Vec<T>;
-            fn import(wire: Vec<T::Wire>, link: &::std::rc::Rc<::gpu::remote::Link>) -> Vec<T> {
+            fn import(wire: Vec<T::Wire>, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Vec<T> {
                 wire.into_iter().map(|w| T::import(w, link)).collect()
             }
             fn pass(owned: &'a mut Vec<T>) -> &'a [T] {
@@ -115,22 +121,22 @@ macro_rules! __agent_prelude {
 
         $crate::__agent_as_themselves!(
             (), bool, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64,
-            String, ::std::time::Duration, ::gpu::GpuError,
+            String, ::std::time::Duration, $crate::api::gpu::GpuError,
         );
 
-        impl<T: ::gpu::Elem> AgentValue for ::gpu::View<T>
+        impl<T: $crate::api::gpu::Elem> AgentValue for $crate::api::gpu::View<T>
         where
-            ::gpu::View<T>: $crate::api::serde::de::DeserializeOwned,
+            $crate::api::gpu::View<T>: $crate::api::serde::de::DeserializeOwned,
         {
             type Wire = Self;
-            fn import(wire: Self, _: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+            fn import(wire: Self, _: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
                 wire
             }
         }
 
-        impl<T: ::gpu::Elem> AgentGive for ::gpu::View<T>
+        impl<T: $crate::api::gpu::Elem> AgentGive for $crate::api::gpu::View<T>
         where
-            ::gpu::View<T>: $crate::api::serde::Serialize,
+            $crate::api::gpu::View<T>: $crate::api::serde::Serialize,
         {
             type Wire = Self;
             fn give(self) -> Self {
@@ -138,24 +144,24 @@ macro_rules! __agent_prelude {
             }
         }
 
-        impl AgentValue for ::gpu::Stream {
-            type Wire = ::gpu::remote::StreamRef;
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
-                ::gpu::remote::agent::stream(link, wire)
+        impl AgentValue for $crate::api::gpu::Stream {
+            type Wire = $crate::api::gpu::remote::StreamRef;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
+                $crate::api::gpu::remote::agent::stream(link, wire)
             }
         }
 
-        impl AgentValue for ::gpu::Decoder {
-            type Wire = ::gpu::remote::DecoderRef;
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
-                ::gpu::remote::agent::decoder(link, wire)
+        impl AgentValue for $crate::api::gpu::Decoder {
+            type Wire = $crate::api::gpu::remote::DecoderRef;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
+                $crate::api::gpu::remote::agent::decoder(link, wire)
             }
         }
 
-        impl<T: ::gpu::Elem> AgentValue for ::gpu::PinnedBuffer<T> {
-            type Wire = ::gpu::remote::PinnedRef;
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
-                ::gpu::remote::agent::pinned(link, wire).unwrap_or_else(|| {
+        impl<T: $crate::api::gpu::Elem> AgentValue for $crate::api::gpu::PinnedBuffer<T> {
+            type Wire = $crate::api::gpu::remote::PinnedRef;
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
+                $crate::api::gpu::remote::agent::pinned(link, wire).unwrap_or_else(|| {
                     panic!(
                         "the judge's checker handed over a pinned buffer of another element type than `{}`; rebuild the agent with the course's judge",
                         ::std::any::type_name::<T>()
@@ -166,14 +172,14 @@ macro_rules! __agent_prelude {
 
         impl<T: AgentValue> AgentValue for Vec<T> {
             type Wire = Vec<T::Wire>;
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
                 wire.into_iter().map(|w| T::import(w, link)).collect()
             }
         }
 
         impl<T: AgentValue> AgentValue for Option<T> {
             type Wire = Option<T::Wire>;
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
                 wire.map(|w| T::import(w, link))
             }
         }
@@ -217,7 +223,7 @@ macro_rules! __agent_by_value {
         impl<'a, $($bound)*> AgentTake<'a> for $t where $t: AgentValue + 'a {
             type Wire = <$t as AgentValue>::Wire;
             type Owned = Option<$t>;
-            fn import(wire: Self::Wire, link: &::std::rc::Rc<::gpu::remote::Link>) -> Option<$t> {
+            fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Option<$t> {
                 Some(<$t as AgentValue>::import(wire, link))
             }
             fn pass(owned: &'a mut Option<$t>) -> $t {
@@ -234,7 +240,7 @@ macro_rules! __agent_as_themselves {
     ($($t:ty),* $(,)?) => {$(
         impl AgentValue for $t {
             type Wire = $t;
-            fn import(wire: $t, _: &::std::rc::Rc<::gpu::remote::Link>) -> $t {
+            fn import(wire: $t, _: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> $t {
                 wire
             }
         }
@@ -261,7 +267,7 @@ macro_rules! __agent_types {
     ) => {
         impl AgentValue for learner::$name {
             type Wire = bridge::$name;
-            fn import(wire: bridge::$name, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+            fn import(wire: bridge::$name, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
                 let _ = link;
                 learner::$name { $($field: AgentValue::import(wire.$field, link)),* }
             }
@@ -288,7 +294,7 @@ macro_rules! __agent_types {
         impl AgentValue for learner::$name {
             type Wire = bridge::$name;
             #[allow(non_snake_case)]
-            fn import(wire: bridge::$name, link: &::std::rc::Rc<::gpu::remote::Link>) -> Self {
+            fn import(wire: bridge::$name, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
                 let _ = link;
                 match wire {$(
                     bridge::$name::$variant $({ 0: $crate::__bind!(__0, $tuple) })? $({ $($field),* })? =>

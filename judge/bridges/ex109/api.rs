@@ -1,0 +1,24 @@
+// Exercise 109's API, declared once: `lib.rs` includes it as the checker's
+// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
+// (`judge_harness::agent_api!`).
+
+api! {
+    types {
+        /// The two pools.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Pool {
+            /// Rounded requests up to 1 MiB.
+            Small,
+            /// Rounded requests over 1 MiB.
+            Large,
+        }
+    }
+    fns {
+        /// The learner's `round_size`, asked in the agent.
+        pub fn round_size(size: usize) -> usize;
+        /// The learner's `pool_for`, asked in the agent.
+        pub fn pool_for(rounded: usize) -> Pool;
+        /// The learner's `segment_size`, asked in the agent.
+        pub fn segment_size(rounded: usize) -> usize;
+    }
+}

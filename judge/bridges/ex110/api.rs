@@ -1,0 +1,20 @@
+// Exercise 110's API, declared once: `lib.rs` includes it as the checker's
+// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
+// (`judge_harness::agent_api!`).
+
+#[allow(unused_imports)]
+use gpu::{Decoder, Result, Stream, View};
+
+api! {
+    objects {
+        /// The learner's captured step, which lives in the agent.
+        pub struct CapturedStep {
+            /// The learner's `CapturedStep::new`, in the agent, on the
+            /// judge's stream and decoder, for batches of `batch` rows.
+            pub fn new(stream: &Stream, decoder: &Decoder, batch: usize) -> Result<Self>;
+            /// The learner's `CapturedStep::step`, in the agent: `tokens` and
+            /// `next` are views of the judge's device.
+            pub fn step(&mut self, tokens: View<i32>, next: View<i32>) -> Result<()>;
+        }
+    }
+}
