@@ -1,19 +1,10 @@
 //! The bridge against the reference solution, with the agent in a thread.
 
 use super::*;
-use gpu::DecoderConfig;
 
 #[test]
 fn generate_and_a_sampler_through_the_bridge_decode_on_the_judge_s_decoder() {
-    let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
-    let stream = device.new_stream().unwrap();
-    let config = DecoderConfig {
-        vocab: 16,
-        hidden: 8,
-        seed: 2,
-        step_time: Duration::from_millis(1),
-    };
-    let decoder = Decoder::new(&stream, config).unwrap();
+    let (_device, stream, decoder) = judge_harness::virtual_decoder();
     let batch = Batch {
         requests: vec![
             Request {

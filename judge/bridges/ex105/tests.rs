@@ -20,11 +20,6 @@ fn measure_through_the_bridge_times_the_runs_it_is_given() {
     assert_eq!(runs, 4, "one warm-up and three timed runs, here");
     assert_eq!(timing.samples_ms.len(), 3);
     assert!((timing.median_ms - 2.0).abs() < 0.01, "{timing:?}");
-    let launches = device
-        .trace()
-        .entries
-        .iter()
-        .filter(|e| e.name == "spin")
-        .count();
+    let launches = judge_harness::launches(&device, "spin");
     assert_eq!(launches, 4, "the runs ran on the judge's device");
 }

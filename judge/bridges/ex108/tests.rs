@@ -1,20 +1,10 @@
 //! The bridge against the reference solution, with the agent in a thread.
 
 use super::*;
-use gpu::DecoderConfig;
-use std::time::Duration;
 
 #[test]
 fn generate_through_the_bridge_decodes_on_the_judge_s_decoder() {
-    let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
-    let stream = device.new_stream().unwrap();
-    let config = DecoderConfig {
-        vocab: 16,
-        hidden: 8,
-        seed: 2,
-        step_time: Duration::from_millis(1),
-    };
-    let decoder = Decoder::new(&stream, config).unwrap();
+    let (device, stream, decoder) = judge_harness::virtual_decoder();
     let tokens = judge_harness::loopback(serve::serve, || {
         generate(&stream, &decoder, &[1, 2], 3).unwrap()
     });
@@ -22,11 +12,6 @@ fn generate_through_the_bridge_decodes_on_the_judge_s_decoder() {
     let first = decoder.reference_step(&[1, 2]);
     assert_eq!([tokens[0][0], tokens[1][0]], [first[0], first[1]]);
     assert_eq!(tokens[0][1], decoder.reference_step(&[first[0]])[0]);
-    let launches = device
-        .trace()
-        .entries
-        .iter()
-        .filter(|e| e.name == "decode_step")
-        .count();
+    let launches = judge_harness::launches(&device, "decode_step");
     assert_eq!(launches, 3, "the steps ran on the judge's device");
 }

@@ -1,20 +1,10 @@
 //! The bridge against the reference solution, with the agent in a thread.
 
 use super::*;
-use gpu::DecoderConfig;
-use std::time::Duration;
 
 #[test]
 fn a_captured_step_through_the_bridge_replays_on_the_judge_s_device() {
-    let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
-    let stream = device.new_stream().unwrap();
-    let config = DecoderConfig {
-        vocab: 16,
-        hidden: 8,
-        seed: 2,
-        step_time: Duration::from_millis(1),
-    };
-    let decoder = Decoder::new(&stream, config).unwrap();
+    let (device, stream, decoder) = judge_harness::virtual_decoder();
     let history = stream.alloc_zeros::<i32>(6).unwrap();
     stream.copy_from_host(&[1, 2], history.slice(0..2)).unwrap();
     judge_harness::loopback(serve::serve, || {

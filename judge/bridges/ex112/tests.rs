@@ -29,12 +29,7 @@ fn profile_through_the_bridge_times_the_launches_it_is_given() {
     let launch_us = device.calibration().launch_ns as f64 / 1e3;
     assert!((profile.cpu_us - launch_us).abs() < 0.01, "{profile:?}");
     assert_eq!((bound, from), (Bound::Compute, Some(1)));
-    let spins = device
-        .trace()
-        .entries
-        .iter()
-        .filter(|e| e.name == "spin")
-        .count();
+    let spins = judge_harness::launches(&device, "spin");
     assert_eq!(
         spins, 12,
         "the launches and the gate ran on the judge's device"

@@ -1,20 +1,10 @@
 //! The bridge against the reference solution, with the agent in a thread.
 
 use super::*;
-use gpu::DecoderConfig;
-use std::time::Duration;
 
 #[test]
 fn a_bucketed_step_through_the_bridge_runs_on_the_judge_s_device() {
-    let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
-    let stream = device.new_stream().unwrap();
-    let config = DecoderConfig {
-        vocab: 16,
-        hidden: 8,
-        seed: 2,
-        step_time: Duration::from_millis(1),
-    };
-    let decoder = Decoder::new(&stream, config).unwrap();
+    let (device, stream, decoder) = judge_harness::virtual_decoder();
     let tokens = stream.alloc_zeros::<i32>(9).unwrap();
     let next = stream.alloc_zeros::<i32>(9).unwrap();
     stream

@@ -1,19 +1,11 @@
 //! The bridge against the reference solution, with the agent in a thread.
 
 use super::*;
-use gpu::{DecoderConfig, OpKind};
+use gpu::OpKind;
 
 #[test]
 fn generate_through_the_bridge_reads_each_step_through_the_judge_s_pinned_slots() {
-    let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
-    let stream = device.new_stream().unwrap();
-    let config = DecoderConfig {
-        vocab: 16,
-        hidden: 8,
-        seed: 2,
-        step_time: Duration::from_millis(1),
-    };
-    let decoder = Decoder::new(&stream, config).unwrap();
+    let (device, stream, decoder) = judge_harness::virtual_decoder();
     let tokens = judge_harness::loopback(serve::serve, || {
         generate(&stream, &decoder, &[1, 2], 3, Duration::ZERO).unwrap()
     });

@@ -31,11 +31,6 @@ fn run_through_the_bridge_runs_each_lent_chunk_on_the_judge_s_streams() {
         "the judge's outputs hold the results"
     );
     assert!(device.races().is_empty(), "{:?}", device.races());
-    let layers = device
-        .trace()
-        .entries
-        .iter()
-        .filter(|e| e.name == "affine_f32")
-        .count();
+    let layers = judge_harness::launches(&device, "affine_f32");
     assert_eq!(layers, 3, "the layers ran on the judge's device");
 }

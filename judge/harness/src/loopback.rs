@@ -32,3 +32,30 @@ pub fn loopback<R>(serve: Serve, f: impl FnOnce() -> R) -> R {
         Err(payload) => std::panic::resume_unwind(payload),
     }
 }
+
+/// A virtual device and a stream of it, with a small decoder on the stream
+/// (16 tokens, 8 wide, 1 ms a step): what a bridge's test lends the
+/// learner's code.
+pub fn virtual_decoder() -> (gpu::Device, gpu::Stream, gpu::Decoder) {
+    let device = gpu::Device::open(gpu::Backend::Virtual).expect("the virtual GPU opens");
+    let stream = device.new_stream().expect("a stream of the virtual GPU");
+    let config = gpu::DecoderConfig {
+        vocab: 16,
+        hidden: 8,
+        seed: 2,
+        step_time: std::time::Duration::from_millis(1),
+    };
+    let decoder = gpu::Decoder::new(&stream, config).expect("a decoder on the virtual GPU");
+    (device, stream, decoder)
+}
+
+/// How many kernels named `name` the trace of `device` holds: for a
+/// bridge's test, that the learner's code ran on the judge's device.
+pub fn launches(device: &gpu::Device, name: &str) -> usize {
+    device
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| e.name == name)
+        .count()
+}
