@@ -175,6 +175,88 @@ impl<T: Wire> Wire for Option<T> {
     }
 }
 
+/// A callback's argument as the checker takes it from the agent: what it
+/// holds while the check's closure runs (a stream of the judge's, found by
+/// its handle; a value), and the argument lent from that.
+pub trait Receive<'a>: Sized {
+    /// The form that travels.
+    type Wire: serde::de::DeserializeOwned;
+    /// What the checker holds while the closure runs.
+    type Owned: 'a;
+    /// That, or `None` when the handle is not one the judge handed over.
+    fn receive(wire: Self::Wire) -> Option<Self::Owned>;
+    /// The argument.
+    fn pass(owned: &'a Self::Owned) -> Self;
+}
+
+impl<'a> Receive<'a> for &'a Stream {
+    type Wire = StreamRef;
+    type Owned = Stream;
+    fn receive(wire: StreamRef) -> Option<Stream> {
+        host::stream(wire)
+    }
+    fn pass(owned: &'a Stream) -> &'a Stream {
+        owned
+    }
+}
+
+impl Receive<'_> for usize {
+    type Wire = usize;
+    type Owned = usize;
+    fn receive(wire: usize) -> Option<usize> {
+        Some(wire)
+    }
+    fn pass(owned: &usize) -> usize {
+        *owned
+    }
+}
+
+/// A callback's argument as the agent sends it to the checker: `None` for
+/// a stream that is not a proxy of the judge's.
+pub trait Lend {
+    /// The form that travels.
+    type Wire: Serialize;
+    /// This value in that form.
+    fn lend(&self) -> Option<Self::Wire>;
+}
+
+impl Lend for Stream {
+    type Wire = StreamRef;
+    fn lend(&self) -> Option<StreamRef> {
+        gpu::remote::agent::stream_ref(self)
+    }
+}
+
+impl<T: Lend + ?Sized> Lend for &T {
+    type Wire = T::Wire;
+    fn lend(&self) -> Option<T::Wire> {
+        (**self).lend()
+    }
+}
+
+impl Lend for usize {
+    type Wire = usize;
+    fn lend(&self) -> Option<usize> {
+        Some(*self)
+    }
+}
+
+/// A callback's answer when one of its arguments is a handle of a device
+/// the judge did not give: the callback's error.
+pub trait Foreign {
+    /// That error, for the callback `op`.
+    fn foreign(op: &'static str) -> Self;
+}
+
+impl<T> Foreign for gpu::Result<T> {
+    fn foreign(op: &'static str) -> Self {
+        Err(gpu::GpuError::ForeignHandle {
+            op,
+            site: gpu::CallSite::internal("a stream of a device the judge did not give"),
+        })
+    }
+}
+
 /// The request of a call: its name, its object's handle, its arguments.
 #[doc(hidden)]
 pub fn request(name: &str, handle: u64, args: &impl Serialize) -> Vec<u8> {

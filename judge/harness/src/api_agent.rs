@@ -17,6 +17,7 @@ macro_rules! agent_api {
     (
         $(types { $($types:tt)* })?
         $(fns { $($fns:tt)* })?
+        $(impls { $($impls:tt)* })?
         $(objects { $($objects:tt)* })?
     ) => {
         $crate::__agent_prelude!();
@@ -30,6 +31,7 @@ macro_rules! agent_api {
             let link = agent.link();
             let _ = (handle, link);
             $($crate::__agent_fns! { (agent, link, name, args) $($fns)* })?
+            $($crate::__agent_impls! { (link, name, args) $($impls)* })?
             $($crate::__agent_objects! { (agent, link, name, handle, args) $($objects)* })?
             $crate::api::unknown(&name)
         }
@@ -331,21 +333,58 @@ macro_rules! __bind {
     };
 }
 
-/// The agent's free functions: each call made with the learner's.
+/// The agent's free functions: each call made with the learner's, with a
+/// closure that calls the check's back when the declaration has one.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __agent_fns {
     (($agent:ident, $link:ident, $name:ident, $args:ident) $(
         $(#[$m:meta])*
-        $v:vis fn $f:ident($($arg:ident: $t:ty),* $(,)?) $(-> $ret:ty)?;
+        $v:vis fn $f:ident(
+            $($arg:ident: $t:ty),*
+            $(, #[callback] $cb:ident: FnMut($($cn:ident: $ct:ty),* $(,)?) -> $cr:ty)?
+            $(,)?
+        ) $(-> $ret:ty)?;
     )*) => {$(
         if $name == stringify!($f) {
             let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
             $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
-            let answer = learner::$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*);
+            let answer = learner::$f(
+                $(<$t as AgentTake<'_>>::pass(&mut $arg),)*
+                $(&mut |$($cn: $ct),*| {
+                    match ($($crate::api::Lend::lend(&$cn),)*) {
+                        ($(Some($cn),)*) => $agent.callback(&($($cn,)*)),
+                        #[allow(unreachable_patterns)]
+                        _ => $crate::api::Foreign::foreign(stringify!($cb)),
+                    }
+                })?
+            );
             return $crate::agent::answer(&AgentGive::give(answer));
         }
     )*};
+}
+
+/// The agent's methods of the exercise's types: each called on the value
+/// the checker sent.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_impls {
+    (($link:ident, $name:ident, $args:ident) $(
+        impl $ty:ident {$(
+            $(#[$m:meta])*
+            $v:vis fn $f:ident(&self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        )*}
+    )*) => {$($(
+        if $name == concat!(stringify!($ty), "::", stringify!($f)) {
+            let (this, $($arg,)*): (<$ty as AgentTake<'_>>::Wire, $(<$t as AgentTake<'_>>::Wire,)*) =
+                $crate::api::read_args(&$name, $args);
+            let mut this = <$ty as AgentTake<'_>>::import(this, $link);
+            $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
+            let this = <$ty as AgentTake<'_>>::pass(&mut this);
+            let answer = this.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*);
+            return $crate::agent::answer(&AgentGive::give(answer));
+        }
+    )*)*};
 }
 
 /// The agent's objects: each kept by handle between calls.

@@ -10,10 +10,12 @@ macro_rules! checker_api {
     (
         $(types { $($types:tt)* })?
         $(fns { $($fns:tt)* })?
+        $(impls { $($impls:tt)* })?
         $(objects { $($objects:tt)* })?
     ) => {
         $($crate::__checker_types! { $($types)* })?
         $($crate::__checker_fns! { $($fns)* })?
+        $($crate::__checker_impls! { $($impls)* })?
         $($crate::__checker_objects! { $($objects)* })?
     };
 }
@@ -55,23 +57,79 @@ macro_rules! __travels_as_itself {
     };
 }
 
-/// The exercise's free functions, each a call of the learner's.
+/// The exercise's free functions, each a call of the learner's; the last
+/// argument may be a closure of the check's (`#[callback] name:
+/// FnMut(arg: Type, …) -> Answer`), which the learner's code calls back.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __checker_fns {
     ($(
         $(#[$m:meta])*
-        $v:vis fn $name:ident($($arg:ident: $t:ty),* $(,)?) $(-> $ret:ty)?;
+        $v:vis fn $name:ident(
+            $($arg:ident: $t:ty),*
+            $(, #[callback] $cb:ident: FnMut($($cn:ident: $ct:ty),* $(,)?) -> $cr:ty)?
+            $(,)?
+        ) $(-> $ret:ty)?;
     )*) => {$(
         $(#[$m])*
-        $v fn $name($($arg: $t),*) $(-> $ret)? {
+        $v fn $name(
+            $($arg: $t,)*
+            $($cb: &mut dyn FnMut($($ct),*) -> $cr)?
+        ) $(-> $ret)? {
             let request = $crate::api::request(
                 stringify!($name),
                 0,
                 &($($crate::api::Wire::wire(&$arg),)*),
             );
-            $crate::bridge::invoke_raw(request)
+            $crate::__checker_invoke!(request; $($cb($($cn: $ct),*))?)
         }
+    )*};
+}
+
+/// A free function's call: with the check's closure answering the
+/// learner's callbacks, when it has one.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __checker_invoke {
+    ($request:ident;) => {
+        $crate::bridge::invoke_raw($request)
+    };
+    ($request:ident; $cb:ident($($cn:ident: $ct:ty),*)) => {
+        $crate::bridge::invoke_raw_with($request, &mut |bytes| {
+            let ($($cn,)*): ($(<$ct as $crate::api::Receive<'_>>::Wire,)*) =
+                $crate::bridge::decode(bytes);
+            let answer = match ($(<$ct as $crate::api::Receive<'_>>::receive($cn),)*) {
+                ($(Some($cn),)*) => $cb($(<$ct as $crate::api::Receive<'_>>::pass(&$cn)),*),
+                #[allow(unreachable_patterns)]
+                _ => $crate::api::Foreign::foreign(stringify!($cb)),
+            };
+            $crate::bridge::encode(&answer)
+        })
+    };
+}
+
+/// Methods of the exercise's types, each a call of the learner's on a copy
+/// of the value in the agent.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __checker_impls {
+    ($(
+        impl $ty:ident {$(
+            $(#[$m:meta])*
+            $v:vis fn $name:ident(&self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        )*}
+    )*) => {$(
+        impl $ty {$(
+            $(#[$m])*
+            $v fn $name(&self $(, $arg: $t)*) $(-> $ret)? {
+                let request = $crate::api::request(
+                    concat!(stringify!($ty), "::", stringify!($name)),
+                    0,
+                    &($crate::api::Wire::wire(self), $($crate::api::Wire::wire(&$arg),)*),
+                );
+                $crate::bridge::invoke_raw(request)
+            }
+        )*}
     )*};
 }
 

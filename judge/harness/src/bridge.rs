@@ -97,6 +97,15 @@ pub fn invoke_raw<R: DeserializeOwned>(request: Vec<u8>) -> R {
     })
 }
 
+/// Calls the learner's code with `request`, already encoded, answering
+/// each callback it makes with `callback`, and returns its answer.
+pub fn invoke_raw_with<R: DeserializeOwned>(
+    request: Vec<u8>,
+    callback: &mut dyn FnMut(&[u8]) -> Vec<u8>,
+) -> R {
+    invoke_bytes(request, callback)
+}
+
 /// Calls the learner's code with `request` and returns its answer; a
 /// callback the learner's code makes meanwhile ends the check (the call
 /// gave it none).
