@@ -71,7 +71,7 @@ pub use checker::checker_main;
 pub use ctx::{COURSE_SEED, Ctx};
 pub use failure::{Failure, ensure_eq, median};
 pub use lockdown::Lockdown;
-pub use loopback::{launches, loopback, virtual_decoder};
+pub use loopback::{calls, launches, loopback, virtual_decoder};
 pub use protocol::{Artifact, CheckInfo, Event, Outcome, Setup};
 pub use rng::SplitMix;
 pub use runner::{main, run_check};

@@ -59,3 +59,9 @@ pub fn launches(device: &gpu::Device, name: &str) -> usize {
         .filter(|e| e.name == name)
         .count()
 }
+
+/// How many calls of kind `op` the trace of `device` holds: for a bridge's
+/// test, that the learner's code made them on the judge's device.
+pub fn calls(device: &gpu::Device, op: gpu::OpKind) -> usize {
+    device.trace().entries.iter().filter(|e| e.op == op).count()
+}
