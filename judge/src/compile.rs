@@ -22,7 +22,7 @@ use crate::files::{paths_hash, write_if_changed};
 use crate::manifest::Exercise;
 use crate::reclaim::Noted;
 use crate::role::Role;
-use crate::sandbox::{Grant, Kind as GrantKind, Sandbox};
+use crate::sandbox::{Confined, Grant, Kind as GrantKind, Sandbox};
 use crate::ticker::{Shown, Ticker};
 use anyhow::{Context, Result, bail};
 use cargo_metadata::Message;
@@ -347,7 +347,7 @@ pub(crate) fn build(
     let folders = [spec.target.clone(), spec.harness_dir(), spec.home.clone()];
     let noted = spec.isolated.then(|| Noted::of(&folders));
     let started = std::time::Instant::now();
-    let (mut child, _scope) = cargo_build(course, spec, &manifest, sandbox, limit)?;
+    let (mut child, _confined) = cargo_build(course, spec, &manifest, sandbox, limit)?;
     let watchdog = Watchdog::start(&child, limit);
     let stderr = child.stderr.take().expect("piped");
     let errors = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
@@ -498,14 +498,15 @@ impl Drop for Watchdog {
 
 /// Starts `cargo build` of the harness at `manifest` in the sandbox, in a
 /// process group of its own, with `limit` as the sandbox's deadline; with
-/// the sandbox's control groups, to keep until the build has ended.
+/// the build's sandbox, to keep until the build has ended (dropping it ends
+/// all the build started).
 fn cargo_build(
     course: &Course,
     spec: &Spec,
     manifest: &Path,
     sandbox: &Sandbox,
     limit: Duration,
-) -> Result<(std::process::Child, Option<crate::sandbox::cgroup::Scope>)> {
+) -> Result<(std::process::Child, Confined)> {
     use std::os::unix::process::CommandExt;
     let mut command = cargo();
     command
@@ -534,15 +535,16 @@ fn cargo_build(
         as_user: spec.isolated,
         quota: spec.isolated.then(|| vec![spec.target.clone()]),
     };
-    let (mut sandboxed, scope) = sandbox.command(&command, &grant);
-    let child = sandboxed
+    let confined = sandbox.confine(&grant);
+    let child = confined
+        .command(&command)
         .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .context("cannot run `cargo`; is the Rust toolchain installed? (`judge doctor` checks)")?;
-    Ok((child, scope))
+    Ok((child, confined))
 }
 
 /// What a build reads besides the system and the toolchain: the crate under

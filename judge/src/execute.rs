@@ -21,8 +21,7 @@
 
 mod insta;
 
-use crate::sandbox::cgroup::Scope;
-use crate::sandbox::{Grant, Kind, Sandbox};
+use crate::sandbox::{Confined, Grant, Kind, Sandbox};
 use anyhow::{Context, Result};
 use insta::{Snapshots, insta_env};
 use judge_harness::wire::AgentLaunch;
@@ -166,17 +165,17 @@ fn attempt(
         Some(_) => deadline + 2 * GRACE,
         None => deadline,
     };
-    let grant = grant(spec, &snapshots.folder, &home, own_deadline);
-    // The agents' control groups (one scope for every agent the checker
-    // starts) live until the run has ended; dropping them ends whatever
-    // an agent left behind.
-    let (lockdown, agent, agent_scope) = match &spec.agent {
-        None => (spec.sandbox.lockdown(&grant), None, None),
-        Some(agent) => {
-            let (launch, scope) = agent_launch(spec, agent, &grant)?;
-            (None, Some(launch), scope)
-        }
+    // The run's sandbox, decided once: the harness's, or the agents' (one
+    // for every agent the checker starts). It lives until the run has
+    // ended; dropping it ends whatever was left behind.
+    let confined = spec
+        .sandbox
+        .confine(&grant(spec, &snapshots.folder, &home, own_deadline));
+    let (lockdown, agent) = match &spec.agent {
+        None => (confined.lockdown(), None),
+        Some(agent) => (None, Some(agent_launch(agent, &confined))),
     };
+    let agent_scope = spec.agent.as_ref().and(confined.scope());
     let setup = Setup {
         nonce: nonce.clone(),
         backend: spec.backend,
@@ -188,7 +187,7 @@ fn attempt(
         memory_limit: agent.as_ref().map(|_| spec.sandbox.config().limits.memory),
         agent,
     };
-    let (mut child, channel, _scope) = spawn(spec, &setup, &grant, agent_scope.as_ref())?;
+    let (mut child, channel) = spawn(spec, &setup, &confined)?;
     let (out, err) = (
         drain(child.stdout.take(), OUTPUT_LIMIT),
         drain(child.stderr.take(), OUTPUT_LIMIT),
@@ -284,26 +283,21 @@ fn grant(spec: &RunSpec, snapshots: &Path, home: &Path, deadline: Instant) -> Gr
     }
 }
 
-/// How the checker starts the agent: the agent binary in the sandbox
-/// with `grant`, in its own home folder.
-fn agent_launch(
-    spec: &RunSpec,
-    agent: &Path,
-    grant: &Grant,
-) -> Result<(AgentLaunch, Option<Scope>)> {
-    let (command, scope) = spec.sandbox.command(&Command::new(agent), grant);
-    let launch = AgentLaunch {
+/// How the checker starts the agent: the agent binary in the run's
+/// sandbox, in its home folder.
+fn agent_launch(agent: &Path, confined: &Confined) -> AgentLaunch {
+    let command = confined.command(&Command::new(agent));
+    AgentLaunch {
         program: PathBuf::from(command.get_program()),
         args: command.get_args().map(OsString::from).collect(),
-        clear_env: spec.sandbox.clears_environment(),
+        clear_env: confined.clears_environment(),
         env: command
             .get_envs()
             .filter_map(|(k, v)| Some((k.to_os_string(), v?.to_os_string())))
             .collect(),
-        dir: grant.home.clone(),
-        lockdown: spec.sandbox.lockdown(grant),
-    };
-    Ok((launch, scope))
+        dir: confined.home().to_path_buf(),
+        lockdown: confined.lockdown(),
+    }
 }
 
 /// Starts the harness in the sandbox (or the checker outside it: it runs
@@ -311,28 +305,23 @@ fn agent_launch(
 /// end of a socket pair as its stdin, and sends the setup on the other;
 /// returns the child and what the channel will have carried when the
 /// harness (and all it started) ends.
-fn spawn(
-    spec: &RunSpec,
-    setup: &Setup,
-    grant: &Grant,
-    agent_scope: Option<&Scope>,
-) -> Result<(Child, Receiver<String>, Option<Scope>)> {
+fn spawn(spec: &RunSpec, setup: &Setup, confined: &Confined) -> Result<(Child, Receiver<String>)> {
     use std::os::unix::process::CommandExt;
     let (mut ours, theirs) = UnixStream::pair().context("cannot open a results channel")?;
-    spec.sandbox.hand_over(&grant.home)?;
+    spec.sandbox.hand_over(confined.home())?;
     if let Some(artifacts) = &spec.artifacts {
         spec.sandbox.hand_over(artifacts)?;
     }
     let mut harness = Command::new(&spec.binary);
     insta_env(&mut harness, spec.suite.parent().unwrap_or(&spec.suite));
-    let (mut command, scope) = match spec.agent {
-        None => spec.sandbox.command(&harness, grant),
-        Some(_) => (harness, None),
+    let mut command = match spec.agent {
+        None => confined.command(&harness),
+        Some(_) => harness,
     };
     // The command (which holds the harness's end of the channel) is dropped
     // once spawned, so that the channel ends when the harness does.
     let mut child = command
-        .current_dir(&grant.home)
+        .current_dir(confined.home())
         .process_group(0)
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::piped())
@@ -342,7 +331,7 @@ fn spawn(
     // The checker joins its agents' control groups before it reads its
     // setup, so before it starts any: what it holds and spends for them is
     // the submission's. Without them it runs as before, under the judge's.
-    if let Some(scope) = agent_scope
+    if let Some(scope) = spec.agent.as_ref().and(confined.scope())
         && let Err(e) = scope.take_in(child.id())
     {
         let _ = child.kill();
@@ -352,7 +341,7 @@ fn spawn(
     let mut line = serde_json::to_string(setup).expect("a setup serializes");
     line.push('\n');
     let _ = ours.write_all(line.as_bytes());
-    Ok((child, drain(Some(ours), CHANNEL_LIMIT), scope))
+    Ok((child, drain(Some(ours), CHANNEL_LIMIT)))
 }
 
 /// The output a drain thread read, waiting at most a second after the

@@ -43,6 +43,7 @@ mod syscalls;
 pub(crate) use config::{Config, GIB, Limits, User};
 pub(crate) use layers::{Layers, Report as LayersReport};
 pub(crate) use policy::{Grant, Kind};
+use policy::Policy;
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -113,60 +114,24 @@ impl Sandbox {
         self.layers.user
     }
 
-    /// `command`, made to run in the sandbox with `grant` (unchanged when
-    /// the sandbox is off), and the sandbox's control groups: keep them
-    /// until it has ended, then drop them, which ends everything it started
-    /// ([`cgroup::Scope`]). Set its standard streams and process group on
-    /// the command this returns.
-    pub(crate) fn command(
-        &self,
-        command: &Command,
-        grant: &Grant,
-    ) -> (Command, Option<cgroup::Scope>) {
+    /// The sandbox of one build or run granted `grant`, decided once: the
+    /// launcher's policy (what it may read and write, its limits, its
+    /// control groups, its user), made here and nowhere else, and the
+    /// groups themselves. The build or run is started from it
+    /// ([`Confined::command`]) and its lockdown rules read from it
+    /// ([`Confined::lockdown`]); dropping it ends everything it started.
+    pub(crate) fn confine(&self, grant: &Grant) -> Confined {
         let Some(launcher) = &self.launcher else {
-            return (copy(command, command.get_program(), &[]), None);
+            return Confined {
+                home: grant.home.clone(),
+                launcher: None,
+            };
         };
-        let scope = self.cgroups.scope(&self.config.limits);
-        let mut policy = grant.policy(self.config.limits, self.user());
-        if let Some(scope) = &scope {
-            policy.cgroups = scope.dirs();
-            policy.processes_counted = self.cgroups.counts_processes();
+        let decided = decide(grant, &self.config, self.user(), &self.cgroups);
+        Confined {
+            home: grant.home.clone(),
+            launcher: Some((launcher.clone(), decided)),
         }
-        let json = serde_json::to_string(&policy).expect("a policy serializes");
-        let launch = [
-            SUBCOMMAND,
-            "--stage",
-            "outer",
-            "--policy",
-            json.as_str(),
-            "--",
-        ];
-        let mut program = launch.map(std::ffi::OsString::from).to_vec();
-        program.push(command.get_program().to_os_string());
-        let mut wrapped = copy(command, launcher.as_os_str(), &program);
-        wrapped
-            .env_clear()
-            .envs(policy::environment(command, &grant.home));
-        (wrapped, scope)
-    }
-
-    /// Whether [`Sandbox::command`] gives a command an environment of its
-    /// own making (the sandbox is on) rather than the judge's.
-    pub(crate) fn clears_environment(&self) -> bool {
-        self.launcher.is_some()
-    }
-
-    /// The landlock rules a harness started with `grant` applies to itself
-    /// once its device is open: the launcher's, less `/proc`
-    /// ([`judge_harness::lockdown`] says why); none when the sandbox is off.
-    pub(crate) fn lockdown(&self, grant: &Grant) -> Option<judge_harness::Lockdown> {
-        self.launcher.as_ref()?;
-        let policy = grant.policy(self.config.limits, self.user());
-        if policy.omits("landlock") || policy.omits("harness") {
-            return None;
-        }
-        let rules = fs_rules::lockdown(&policy);
-        Some(rules.without_write(Path::new(allowances::PROC)))
     }
 
     /// Makes `path` (a folder, made if missing, and everything in it) the
@@ -198,6 +163,97 @@ impl Sandbox {
                 path.display()
             )
         })
+    }
+}
+
+/// The policy of one sandbox, with the control groups it runs in.
+#[derive(Debug)]
+pub(crate) struct Decided {
+    /// The launcher's instructions, whole.
+    policy: Policy,
+    /// The control groups the policy names, which live as long as this.
+    scope: Option<cgroup::Scope>,
+}
+
+/// Decides the sandbox of `grant`: its policy under `config`'s limits, as
+/// `user`, in a new scope of `cgroups` (the one place a policy is made).
+fn decide(
+    grant: &Grant,
+    config: &Config,
+    user: Option<User>,
+    cgroups: &cgroup::Hierarchies,
+) -> Decided {
+    let mut policy = grant.policy(config.limits, user);
+    let scope = cgroups.scope(&config.limits);
+    if let Some(scope) = &scope {
+        policy.cgroups = scope.dirs();
+        policy.processes_counted = cgroups.counts_processes();
+    }
+    Decided { policy, scope }
+}
+
+/// One build's or run's sandbox, decided once ([`Sandbox::confine`]).
+#[derive(Debug)]
+pub(crate) struct Confined {
+    /// Its home folder, where it starts.
+    home: PathBuf,
+    /// The launcher and what it applies; `None` when the sandbox is off.
+    launcher: Option<(PathBuf, Decided)>,
+}
+
+impl Confined {
+    /// `command`, made to run in this sandbox (unchanged when the sandbox
+    /// is off). Set its standard streams and process group on the command
+    /// this returns.
+    pub(crate) fn command(&self, command: &Command) -> Command {
+        let Some((launcher, decided)) = &self.launcher else {
+            return copy(command, command.get_program(), &[]);
+        };
+        let json = serde_json::to_string(&decided.policy).expect("a policy serializes");
+        let launch = [
+            SUBCOMMAND,
+            "--stage",
+            "outer",
+            "--policy",
+            json.as_str(),
+            "--",
+        ];
+        let mut program = launch.map(std::ffi::OsString::from).to_vec();
+        program.push(command.get_program().to_os_string());
+        let mut wrapped = copy(command, launcher.as_os_str(), &program);
+        wrapped
+            .env_clear()
+            .envs(policy::environment(command, &self.home));
+        wrapped
+    }
+
+    /// Whether [`Confined::command`] gives a command an environment of its
+    /// own making (the sandbox is on) rather than the judge's.
+    pub(crate) fn clears_environment(&self) -> bool {
+        self.launcher.is_some()
+    }
+
+    /// The landlock rules a harness or an agent of this sandbox applies to
+    /// itself once its device is open: the launcher's, less `/proc`
+    /// ([`judge_harness::lockdown`] says why); none when the sandbox is off.
+    pub(crate) fn lockdown(&self) -> Option<judge_harness::Lockdown> {
+        let (_, decided) = self.launcher.as_ref()?;
+        let policy = &decided.policy;
+        if policy.omits("landlock") || policy.omits("harness") {
+            return None;
+        }
+        let rules = fs_rules::lockdown(policy);
+        Some(rules.without_write(Path::new(allowances::PROC)))
+    }
+
+    /// Its control groups, where it has them.
+    pub(crate) fn scope(&self) -> Option<&cgroup::Scope> {
+        self.launcher.as_ref()?.1.scope.as_ref()
+    }
+
+    /// Its home folder.
+    pub(crate) fn home(&self) -> &Path {
+        &self.home
     }
 }
 
@@ -236,19 +292,14 @@ fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Lay
         as_user: true,
         quota: Some(Vec::new()),
     };
-    let mut policy = grant.policy(config.limits, Some(config.user));
-    let scope = cgroups.scope(&config.limits);
-    if let Some(scope) = &scope {
-        policy.cgroups = scope.dirs();
-        policy.processes_counted = cgroups.counts_processes();
-    }
-    let json = serde_json::to_string(&policy).expect("a policy serializes");
+    let decided = decide(&grant, config, Some(config.user), cgroups);
+    let json = serde_json::to_string(&decided.policy).expect("a policy serializes");
     let output = Command::new(launcher)
         .args([SUBCOMMAND, "--stage", "outer", "--probe", "--policy", &json])
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .output();
-    drop(scope);
+    drop(decided);
     let mut layers: Layers = match output {
         Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).unwrap_or_default(),
         _ => Layers::default(),
