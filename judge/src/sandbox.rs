@@ -40,9 +40,10 @@ mod policy;
 mod reaper;
 mod syscalls;
 
+pub(crate) use allowances::Kind;
 pub(crate) use config::{Config, GIB, Limits, User};
 pub(crate) use layers::{Layers, Report as LayersReport};
-pub(crate) use policy::{Grant, Kind};
+pub(crate) use policy::Grant;
 use policy::Policy;
 
 use anyhow::{Context, Result};
@@ -173,6 +174,8 @@ pub(crate) struct Decided {
     policy: Policy,
     /// The control groups the policy names, which live as long as this.
     scope: Option<cgroup::Scope>,
+    /// The toolchain's folders, for its environment.
+    homes: Vec<(&'static str, PathBuf)>,
 }
 
 /// Decides the sandbox of `grant`: its policy under `config`'s limits, as
@@ -183,13 +186,18 @@ fn decide(
     user: Option<User>,
     cgroups: &cgroup::Hierarchies,
 ) -> Decided {
-    let mut policy = grant.policy(config.limits, user);
+    let allowed = allowances::Allowed::of(grant.kind);
+    let mut policy = grant.policy(config.limits, user, &allowed);
     let scope = cgroups.scope(&config.limits);
     if let Some(scope) = &scope {
         policy.cgroups = scope.dirs();
         policy.processes_counted = cgroups.counts_processes();
     }
-    Decided { policy, scope }
+    Decided {
+        policy,
+        scope,
+        homes: allowed.homes,
+    }
 }
 
 /// One build's or run's sandbox, decided once ([`Sandbox::confine`]).
@@ -223,7 +231,7 @@ impl Confined {
         let mut wrapped = copy(command, launcher.as_os_str(), &program);
         wrapped
             .env_clear()
-            .envs(policy::environment(command, &self.home));
+            .envs(policy::environment(command, &self.home, &decided.homes));
         wrapped
     }
 

@@ -69,8 +69,64 @@ const DEVICES: &[&str] = &[
 /// `nvidia-uvm`, ...) and `/dev/nvidia-caps/`.
 const NVIDIA_DEVICES: &str = "nvidia";
 
+/// What a sandboxed process is, which decides what it may use besides its grant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Cargo and the compiler: the toolchain.
+    Build,
+    /// A harness: the GPU's device files and driver libraries.
+    Run,
+    /// An agent: the learner's code whose devices are the checker's (over
+    /// its link), so no GPU device file, no driver and no `/proc` to write:
+    /// on every machine it gets the pid namespace.
+    Agent,
+}
+
+/// What every sandbox of a kind may use besides its grant, found once for
+/// each sandbox ([`Allowed::of`]) and read by its policy and environment.
+#[derive(Clone, Debug)]
+pub(crate) struct Allowed {
+    /// What it may read: the system, and the toolchain or CUDA by kind.
+    pub(crate) read: Vec<PathBuf>,
+    /// The device files it may use.
+    pub(crate) devices: Vec<PathBuf>,
+    /// Whether it runs the CUDA driver: a run, on a machine whose device
+    /// files include an NVIDIA GPU's (it then gets a `/proc` of its own).
+    pub(crate) cuda: bool,
+    /// `CARGO_HOME` and `RUSTUP_HOME`, for its environment.
+    pub(crate) homes: Vec<(&'static str, PathBuf)>,
+}
+
+impl Allowed {
+    /// What a sandbox of `kind` may use on this machine.
+    pub(crate) fn of(kind: Kind) -> Self {
+        let read = match kind {
+            Kind::Build => for_builds(),
+            Kind::Run => for_runs(),
+            Kind::Agent => for_agents(),
+        };
+        let devices = match kind {
+            Kind::Agent => plain_devices(),
+            Kind::Build | Kind::Run => devices(),
+        };
+        let cuda = is_cuda_run(kind, &devices);
+        Self {
+            read,
+            devices,
+            cuda,
+            homes: toolchain_homes(),
+        }
+    }
+}
+
+/// Whether a sandboxed process of `kind` runs the CUDA driver: a run, on a
+/// machine whose device files `devices` include an NVIDIA GPU's.
+fn is_cuda_run(kind: Kind, devices: &[PathBuf]) -> bool {
+    kind == Kind::Run && has_nvidia(devices)
+}
+
 /// What a build may read besides its own grant: the system and the toolchain.
-pub(crate) fn for_builds() -> Vec<PathBuf> {
+fn for_builds() -> Vec<PathBuf> {
     let mut all = paths(SYSTEM);
     all.extend(toolchain());
     all.extend(extra());
@@ -78,7 +134,7 @@ pub(crate) fn for_builds() -> Vec<PathBuf> {
 }
 
 /// What a run may read besides its own grant: the system and CUDA.
-pub(crate) fn for_runs() -> Vec<PathBuf> {
+fn for_runs() -> Vec<PathBuf> {
     let mut all = paths(SYSTEM);
     all.extend(paths(CUDA));
     all.extend(cuda_toolkits());
@@ -90,19 +146,19 @@ pub(crate) fn for_runs() -> Vec<PathBuf> {
 
 /// What an agent may read besides its own grant: the system alone (its
 /// devices are the checker's, so it needs no driver and no toolkit).
-pub(crate) fn for_agents() -> Vec<PathBuf> {
+fn for_agents() -> Vec<PathBuf> {
     let mut all = paths(SYSTEM);
     all.extend(extra());
     all
 }
 
 /// The usual device files, never a GPU's.
-pub(crate) fn plain_devices() -> Vec<PathBuf> {
+fn plain_devices() -> Vec<PathBuf> {
     paths(DEVICES)
 }
 
 /// The device files: the usual ones, and the GPUs' where there are some.
-pub(crate) fn devices() -> Vec<PathBuf> {
+fn devices() -> Vec<PathBuf> {
     let mut devices = paths(DEVICES);
     if let Ok(entries) = std::fs::read_dir("/dev") {
         let nvidia = entries
@@ -132,7 +188,7 @@ pub(crate) fn toolchain_homes() -> Vec<(&'static str, PathBuf)> {
 }
 
 /// Whether `devices` has NVIDIA GPUs among it.
-pub(crate) fn has_nvidia(devices: &[PathBuf]) -> bool {
+fn has_nvidia(devices: &[PathBuf]) -> bool {
     devices.iter().any(|d| {
         d.file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with(NVIDIA_DEVICES))
@@ -213,6 +269,22 @@ fn paths(list: &[&str]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cuda_run_gets_a_proc_of_its_own_and_a_build_or_an_agent_does_not() {
+        let nvidia = [
+            PathBuf::from("/dev/nvidiactl"),
+            PathBuf::from("/dev/nvidia0"),
+        ];
+        assert!(is_cuda_run(Kind::Run, &nvidia));
+        assert!(!is_cuda_run(Kind::Build, &nvidia));
+        assert!(!is_cuda_run(Kind::Agent, &nvidia));
+        assert!(!is_cuda_run(Kind::Run, &[PathBuf::from("/dev/null")]));
+        assert!(
+            !Allowed::of(Kind::Agent).cuda,
+            "an agent never runs the driver"
+        );
+    }
 
     #[test]
     fn nvidia_gpus_are_told_by_their_device_files() {

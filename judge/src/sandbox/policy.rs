@@ -3,7 +3,7 @@
 //! grants one build or run ([`Grant`]) and what every sandbox may use
 //! ([`crate::sandbox::allowances`]); and the environment it keeps.
 
-use crate::sandbox::allowances;
+use crate::sandbox::allowances::{self, Allowed, Kind};
 use crate::sandbox::config::{Limits, User};
 use serde::{Deserialize, Serialize};
 use std::ffi::{OsStr, OsString};
@@ -94,19 +94,6 @@ fn layers_named(omit: Option<&str>) -> Vec<String> {
     .unwrap_or_default()
 }
 
-/// What a sandboxed process is, which decides what it may use besides its grant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// Cargo and the compiler: the toolchain.
-    Build,
-    /// A harness: the GPU's device files and driver libraries.
-    Run,
-    /// An agent: the learner's code whose devices are the checker's (over
-    /// its link), so no GPU device file, no driver and no `/proc` to write:
-    /// on every machine it gets the pid namespace.
-    Agent,
-}
-
 /// What the judge grants one build or run.
 #[derive(Clone, Debug)]
 pub(crate) struct Grant {
@@ -133,28 +120,21 @@ pub(crate) struct Grant {
 }
 
 impl Grant {
-    /// The launcher's instructions for this grant.
-    pub(crate) fn policy(&self, limits: Limits, user: Option<User>) -> Policy {
-        let mut read = match self.kind {
-            Kind::Build => allowances::for_builds(),
-            Kind::Run => allowances::for_runs(),
-            Kind::Agent => allowances::for_agents(),
-        };
+    /// The launcher's instructions for this grant, with what every sandbox
+    /// of its kind may use (`allowed`, found once for it).
+    pub(crate) fn policy(&self, limits: Limits, user: Option<User>, allowed: &Allowed) -> Policy {
+        let mut read = allowed.read.clone();
         read.extend(self.read.iter().cloned());
         let mut write = self.write.clone();
         write.push(self.home.clone());
-        let devices = match self.kind {
-            Kind::Agent => allowances::plain_devices(),
-            Kind::Build | Kind::Run => allowances::devices(),
-        };
-        let cuda_run = is_cuda_run(self.kind, &devices);
+        let cuda_run = allowed.cuda;
         if cuda_run {
             write.push(PathBuf::from(allowances::PROC));
         }
         Policy {
             read,
             write,
-            devices,
+            devices: allowed.devices.clone(),
             limits,
             user: user.filter(|_| self.as_user),
             namespaces: true,
@@ -168,12 +148,6 @@ impl Grant {
             cpu_together: self.kind != Kind::Build,
         }
     }
-}
-
-/// Whether a sandboxed process of `kind` runs the CUDA driver: a run, on a
-/// machine whose device files `devices` include an NVIDIA GPU's.
-fn is_cuda_run(kind: Kind, devices: &[PathBuf]) -> bool {
-    kind == Kind::Run && allowances::has_nvidia(devices)
 }
 
 /// Variables a sandboxed process keeps, each by its whole name (never a
@@ -224,7 +198,11 @@ fn set_by_the_judge(key: &str) -> bool {
 /// `home`: the judge's own and the command's own settings, filtered, with
 /// `HOME` and `TMPDIR` at `home` and the toolchain's folders named
 /// (they were found from the real `HOME`).
-pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsString)> {
+pub(crate) fn environment(
+    command: &Command,
+    home: &Path,
+    homes: &[(&'static str, PathBuf)],
+) -> Vec<(OsString, OsString)> {
     let mut vars: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
     for (key, value) in command.get_envs() {
         match value {
@@ -241,8 +219,8 @@ pub(crate) fn environment(command: &Command, home: &Path) -> Vec<(OsString, OsSt
         .into_iter()
         .filter(|(k, _)| kept(k) || judges(k))
         .collect();
-    for (key, value) in allowances::toolchain_homes() {
-        kept.push((key.into(), value.into_os_string()));
+    for (key, value) in homes {
+        kept.push((key.into(), value.clone().into_os_string()));
     }
     kept.push(("HOME".into(), home.as_os_str().to_os_string()));
     kept.push(("TMPDIR".into(), home.as_os_str().to_os_string()));
@@ -259,15 +237,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cuda_run_gets_a_proc_of_its_own_and_a_build_or_an_agent_does_not() {
-        let nvidia = [
-            PathBuf::from("/dev/nvidiactl"),
-            PathBuf::from("/dev/nvidia0"),
-        ];
-        assert!(is_cuda_run(Kind::Run, &nvidia));
-        assert!(!is_cuda_run(Kind::Build, &nvidia));
-        assert!(!is_cuda_run(Kind::Agent, &nvidia));
-        assert!(!is_cuda_run(Kind::Run, &[PathBuf::from("/dev/null")]));
+    fn an_agent_gets_a_pid_namespace_and_no_gpu() {
         let grant = |kind| Grant {
             kind,
             read: Vec::new(),
@@ -277,7 +247,7 @@ mod tests {
             as_user: true,
             quota: Some(Vec::new()),
         };
-        let agent = grant(Kind::Agent).policy(Limits::default(), None);
+        let agent = grant(Kind::Agent).policy(Limits::default(), None, &Allowed::of(Kind::Agent));
         assert!(agent.pid_namespace && !agent.fresh_proc);
         assert!(
             !agent
@@ -322,7 +292,8 @@ mod tests {
         }
         let mut command = Command::new("true");
         command.env("GPU_BACKEND", "virtual").env("SECRET", "x");
-        let env = environment(&command, Path::new("/scratch/home"));
+        let homes = allowances::toolchain_homes();
+        let env = environment(&command, Path::new("/scratch/home"), &homes);
         let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         assert_eq!(get("GPU_BACKEND"), Some("virtual".into()));
         assert_eq!(get("SECRET"), None);
@@ -332,7 +303,7 @@ mod tests {
         harness
             .env("INSTA_UPDATE", "no")
             .env_remove("INSTA_FORCE_PASS");
-        let env = environment(&harness, Path::new("/scratch/home"));
+        let env = environment(&harness, Path::new("/scratch/home"), &homes);
         let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         assert_eq!(
             get("INSTA_UPDATE"),
