@@ -535,9 +535,9 @@ fn cargo_build(
         as_user: spec.isolated,
         quota: spec.isolated.then(|| vec![spec.target.clone()]),
     };
-    let confined = sandbox.confine(&grant);
+    let confined = sandbox.confine(&grant, &command);
     let child = confined
-        .command(&command)
+        .command()
         .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

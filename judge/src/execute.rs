@@ -168,12 +168,15 @@ fn attempt(
     // The run's sandbox, decided once: the harness's, or the agents' (one
     // for every agent the checker starts). It lives until the run has
     // ended; dropping it ends whatever was left behind.
-    let confined = spec
-        .sandbox
-        .confine(&grant(spec, &snapshots.folder, &home, own_deadline));
+    let sandboxed = match &spec.agent {
+        Some(agent) => Command::new(agent),
+        None => harness_command(spec),
+    };
+    let grant = grant(spec, &snapshots.folder, &home, own_deadline);
+    let confined = spec.sandbox.confine(&grant, &sandboxed);
     let (lockdown, agent) = match &spec.agent {
         None => (confined.lockdown(), None),
-        Some(agent) => (None, Some(agent_launch(agent, &confined))),
+        Some(_) => (None, Some(agent_launch(&confined))),
     };
     let agent_scope = spec.agent.as_ref().and(confined.scope());
     let setup = Setup {
@@ -285,8 +288,8 @@ fn grant(spec: &RunSpec, snapshots: &Path, home: &Path, deadline: Instant) -> Gr
 
 /// How the checker starts the agent: the agent binary in the run's
 /// sandbox, in its home folder.
-fn agent_launch(agent: &Path, confined: &Confined) -> AgentLaunch {
-    let command = confined.command(&Command::new(agent));
+fn agent_launch(confined: &Confined) -> AgentLaunch {
+    let command = confined.command();
     AgentLaunch {
         program: PathBuf::from(command.get_program()),
         args: command.get_args().map(OsString::from).collect(),
@@ -298,6 +301,14 @@ fn agent_launch(agent: &Path, confined: &Confined) -> AgentLaunch {
         dir: confined.home().to_path_buf(),
         lockdown: confined.lockdown(),
     }
+}
+
+/// The harness's (or the checker's) command, with the judge's settings of
+/// insta for its snapshots.
+fn harness_command(spec: &RunSpec) -> Command {
+    let mut harness = Command::new(&spec.binary);
+    insta_env(&mut harness, spec.suite.parent().unwrap_or(&spec.suite));
+    harness
 }
 
 /// Starts the harness in the sandbox (or the checker outside it: it runs
@@ -312,11 +323,11 @@ fn spawn(spec: &RunSpec, setup: &Setup, confined: &Confined) -> Result<(Child, R
     if let Some(artifacts) = &spec.artifacts {
         spec.sandbox.hand_over(artifacts)?;
     }
-    let mut harness = Command::new(&spec.binary);
-    insta_env(&mut harness, spec.suite.parent().unwrap_or(&spec.suite));
+    // A checker runs the judge's code alone, outside the sandbox; a
+    // harness, in it.
     let mut command = match spec.agent {
-        None => confined.command(&harness),
-        Some(_) => harness,
+        None => confined.command(),
+        Some(_) => harness_command(spec),
     };
     // The command (which holds the harness's end of the channel) is dropped
     // once spawned, so that the channel ends when the harness does.

@@ -47,6 +47,7 @@ pub(crate) use policy::Grant;
 use policy::Policy;
 
 use anyhow::{Context, Result};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -115,23 +116,33 @@ impl Sandbox {
         self.layers.user
     }
 
-    /// The sandbox of one build or run granted `grant`, decided once: the
+    /// The sandbox of one build or run of `command` granted `grant`,
+    /// decided once, where the judge knows the role and the submission: the
     /// launcher's policy (what it may read and write, its limits, its
-    /// control groups, its user), made here and nowhere else, and the
-    /// groups themselves. The build or run is started from it
-    /// ([`Confined::command`]) and its lockdown rules read from it
-    /// ([`Confined::lockdown`]); dropping it ends everything it started.
-    pub(crate) fn confine(&self, grant: &Grant) -> Confined {
+    /// control groups, its user), the environment it keeps, the command
+    /// that starts it and the lockdown rules it applies to itself, made
+    /// here and nowhere else, and the groups themselves. Everything after
+    /// reads it; dropping it ends everything it started.
+    pub(crate) fn confine(&self, grant: &Grant, command: &Command) -> Confined {
+        let home = grant.home.clone();
         let Some(launcher) = &self.launcher else {
+            let command = copy(command, command.get_program(), &[]);
             return Confined {
-                home: grant.home.clone(),
-                launcher: None,
+                home,
+                command,
+                lockdown: None,
+                scope: None,
+                clears_environment: false,
             };
         };
-        let decided = decide(grant, &self.config, self.user(), &self.cgroups);
+        let (policy, scope, allowed) = decide(grant, &self.config, self.user(), &self.cgroups);
+        let environment = policy::environment(command, &home, &allowed.homes);
         Confined {
-            home: grant.home.clone(),
-            launcher: Some((launcher.clone(), decided)),
+            command: wrapped(command, launcher, &policy, environment),
+            lockdown: lockdown(&policy),
+            home,
+            scope,
+            clears_environment: true,
         }
     }
 
@@ -167,25 +178,15 @@ impl Sandbox {
     }
 }
 
-/// The policy of one sandbox, with the control groups it runs in.
-#[derive(Debug)]
-pub(crate) struct Decided {
-    /// The launcher's instructions, whole.
-    policy: Policy,
-    /// The control groups the policy names, which live as long as this.
-    scope: Option<cgroup::Scope>,
-    /// The toolchain's folders, for its environment.
-    homes: Vec<(&'static str, PathBuf)>,
-}
-
-/// Decides the sandbox of `grant`: its policy under `config`'s limits, as
-/// `user`, in a new scope of `cgroups` (the one place a policy is made).
+/// The policy of `grant` under `config`'s limits, as `user`, in a new
+/// scope of `cgroups` (returned: the groups live as long as it), and what
+/// every sandbox of its kind may use: the one place a policy is made.
 fn decide(
     grant: &Grant,
     config: &Config,
     user: Option<User>,
     cgroups: &cgroup::Hierarchies,
-) -> Decided {
+) -> (Policy, Option<cgroup::Scope>, allowances::Allowed) {
     let allowed = allowances::Allowed::of(grant.kind);
     let mut policy = grant.policy(config.limits, user, &allowed);
     let scope = cgroups.scope(&config.limits);
@@ -193,11 +194,42 @@ fn decide(
         policy.cgroups = scope.dirs();
         policy.processes_counted = cgroups.counts_processes();
     }
-    Decided {
-        policy,
-        scope,
-        homes: allowed.homes,
+    (policy, scope, allowed)
+}
+
+/// `command` run by the launcher `launcher` with `policy`, in
+/// `environment` alone.
+fn wrapped(
+    command: &Command,
+    launcher: &Path,
+    policy: &Policy,
+    environment: Vec<(OsString, OsString)>,
+) -> Command {
+    let json = serde_json::to_string(policy).expect("a policy serializes");
+    let launch = [
+        SUBCOMMAND,
+        "--stage",
+        "outer",
+        "--policy",
+        json.as_str(),
+        "--",
+    ];
+    let mut program = launch.map(OsString::from).to_vec();
+    program.push(command.get_program().to_os_string());
+    let mut wrapped = copy(command, launcher.as_os_str(), &program);
+    wrapped.env_clear().envs(environment);
+    wrapped
+}
+
+/// The landlock rules a harness or an agent under `policy` applies to
+/// itself once its device is open: the launcher's, less `/proc`
+/// ([`judge_harness::lockdown`] says why); none where the layer is left out.
+fn lockdown(policy: &Policy) -> Option<judge_harness::Lockdown> {
+    if policy.omits("landlock") || policy.omits("harness") {
+        return None;
     }
+    let rules = fs_rules::lockdown(policy);
+    Some(rules.without_write(Path::new(allowances::PROC)))
 }
 
 /// One build's or run's sandbox, decided once ([`Sandbox::confine`]).
@@ -205,58 +237,39 @@ fn decide(
 pub(crate) struct Confined {
     /// Its home folder, where it starts.
     home: PathBuf,
-    /// The launcher and what it applies; `None` when the sandbox is off.
-    launcher: Option<(PathBuf, Decided)>,
+    /// The command that starts it: the launcher's, or the command itself
+    /// where the sandbox is off.
+    command: Command,
+    /// The landlock rules it applies to itself once its device is open.
+    lockdown: Option<judge_harness::Lockdown>,
+    /// Its control groups, where it has them.
+    scope: Option<cgroup::Scope>,
+    /// Whether its environment is of the sandbox's making.
+    clears_environment: bool,
 }
 
 impl Confined {
-    /// `command`, made to run in this sandbox (unchanged when the sandbox
-    /// is off). Set its standard streams and process group on the command
-    /// this returns.
-    pub(crate) fn command(&self, command: &Command) -> Command {
-        let Some((launcher, decided)) = &self.launcher else {
-            return copy(command, command.get_program(), &[]);
-        };
-        let json = serde_json::to_string(&decided.policy).expect("a policy serializes");
-        let launch = [
-            SUBCOMMAND,
-            "--stage",
-            "outer",
-            "--policy",
-            json.as_str(),
-            "--",
-        ];
-        let mut program = launch.map(std::ffi::OsString::from).to_vec();
-        program.push(command.get_program().to_os_string());
-        let mut wrapped = copy(command, launcher.as_os_str(), &program);
-        wrapped
-            .env_clear()
-            .envs(policy::environment(command, &self.home, &decided.homes));
-        wrapped
+    /// The command that starts it, to spawn once: set its standard
+    /// streams and process group on it.
+    pub(crate) fn command(&self) -> Command {
+        copy(&self.command, self.command.get_program(), &[])
     }
 
-    /// Whether [`Confined::command`] gives a command an environment of its
-    /// own making (the sandbox is on) rather than the judge's.
+    /// Whether [`Confined::command`] has an environment of the sandbox's
+    /// making (the sandbox is on) rather than the judge's.
     pub(crate) fn clears_environment(&self) -> bool {
-        self.launcher.is_some()
+        self.clears_environment
     }
 
     /// The landlock rules a harness or an agent of this sandbox applies to
-    /// itself once its device is open: the launcher's, less `/proc`
-    /// ([`judge_harness::lockdown`] says why); none when the sandbox is off.
+    /// itself once its device is open; none when the sandbox is off.
     pub(crate) fn lockdown(&self) -> Option<judge_harness::Lockdown> {
-        let (_, decided) = self.launcher.as_ref()?;
-        let policy = &decided.policy;
-        if policy.omits("landlock") || policy.omits("harness") {
-            return None;
-        }
-        let rules = fs_rules::lockdown(policy);
-        Some(rules.without_write(Path::new(allowances::PROC)))
+        self.lockdown.clone()
     }
 
     /// Its control groups, where it has them.
     pub(crate) fn scope(&self) -> Option<&cgroup::Scope> {
-        self.launcher.as_ref()?.1.scope.as_ref()
+        self.scope.as_ref()
     }
 
     /// Its home folder.
@@ -300,14 +313,14 @@ fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Lay
         as_user: true,
         quota: Some(Vec::new()),
     };
-    let decided = decide(&grant, config, Some(config.user), cgroups);
-    let json = serde_json::to_string(&decided.policy).expect("a policy serializes");
+    let (policy, scope, _) = decide(&grant, config, Some(config.user), cgroups);
+    let json = serde_json::to_string(&policy).expect("a policy serializes");
     let output = Command::new(launcher)
         .args([SUBCOMMAND, "--stage", "outer", "--probe", "--policy", &json])
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .output();
-    drop(decided);
+    drop(scope);
     let mut layers: Layers = match output {
         Ok(out) if out.status.success() => serde_json::from_slice(&out.stdout).unwrap_or_default(),
         _ => Layers::default(),
