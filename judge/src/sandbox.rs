@@ -139,7 +139,11 @@ impl Sandbox {
         let environment = policy::environment(command, &home, &allowed.homes);
         Confined {
             command: wrapped(command, launcher, &policy, environment),
-            lockdown: lockdown(&policy),
+            // A build applies no rules of its own: only a harness or an
+            // agent, once its device is open.
+            lockdown: (grant.kind != Kind::Build)
+                .then(|| lockdown(&policy))
+                .flatten(),
             home,
             scope,
             clears_environment: true,
