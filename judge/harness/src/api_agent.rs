@@ -353,7 +353,7 @@ macro_rules! __agent_fns {
                 $(<$t as AgentTake<'_>>::pass(&mut $arg),)*
                 $(&mut |$($cn: $ct),*| {
                     match ($($crate::api::Lend::lend(&$cn),)*) {
-                        ($(Some($cn),)*) => $agent.callback(&($($cn,)*)),
+                        ($(::std::option::Option::Some($cn),)*) => $agent.callback(&($($cn,)*)),
                         #[allow(unreachable_patterns)]
                         _ => $crate::api::Foreign::foreign(stringify!($cb)),
                     }
@@ -402,7 +402,7 @@ macro_rules! __agent_objects {
             ($agent, $link, $name, $handle, $args) $obj [$obj $(<$lt>)?]; $($methods)*
         }
         if $name == concat!(stringify!($obj), "::drop") {
-            drop($agent.take::<$crate::__kept!($obj $(<$lt>)?)>($handle));
+            ::std::mem::drop($agent.take::<$crate::__kept!($obj $(<$lt>)?)>($handle));
             return $crate::agent::answer(&());
         }
         $crate::__agent_objects! { ($agent, $link, $name, $handle, $args) $($rest)* }
@@ -432,7 +432,7 @@ macro_rules! __agent_methods {
     ) => {
         if $name == concat!(stringify!($obj), "::", stringify!($f)) {
             let ($($arg,)*): ($(<$t as AgentTake<'static>>::Wire,)*) = $crate::api::read_args(&$name, $args);
-            $(let $arg: &'static mut _ = Box::leak(Box::new(<$t as AgentTake<'static>>::import($arg, $link)));)*
+            $(let $arg: &'static mut _ = ::std::boxed::Box::leak(::std::boxed::Box::new(<$t as AgentTake<'static>>::import($arg, $link)));)*
             let made = learner::$obj::$f($(<$t as AgentTake<'static>>::pass($arg)),*);
             return $crate::agent::answer(&$crate::__keep!($agent, made; $($ret)::+ $(<Self $(, $e)?>)?));
         }
