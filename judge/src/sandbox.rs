@@ -135,10 +135,10 @@ impl Sandbox {
                 clears_environment: false,
             };
         };
-        let (policy, scope, allowed) = decide(grant, &self.config, self.user(), &self.cgroups);
-        let environment = policy::environment(command, &home, &allowed.homes);
+        let (decided, scope) = decide(grant, command, &self.config, self.user(), &self.cgroups);
+        let policy = decided.policy;
         Confined {
-            command: wrapped(command, launcher, &policy, environment),
+            command: wrapped(command, launcher, &policy, decided.environment),
             // A build applies no rules of its own: only a harness or an
             // agent, once its device is open.
             lockdown: (grant.kind != Kind::Build)
@@ -182,23 +182,24 @@ impl Sandbox {
     }
 }
 
-/// The policy of `grant` under `config`'s limits, as `user`, in a new
-/// scope of `cgroups` (returned: the groups live as long as it), and what
-/// every sandbox of its kind may use: the one place a policy is made.
+/// The policy and the environment of `command` granted `grant`, under
+/// `config`'s limits, as `user`, in a new scope of `cgroups` (returned: the
+/// groups live as long as it), with what every sandbox of its kind may
+/// use: the one place a policy is made.
 fn decide(
     grant: &Grant,
+    command: &Command,
     config: &Config,
     user: Option<User>,
     cgroups: &cgroup::Hierarchies,
-) -> (Policy, Option<cgroup::Scope>, allowances::Allowed) {
+) -> (policy::Decided, Option<cgroup::Scope>) {
     let allowed = allowances::Allowed::of(grant.kind);
-    let mut policy = grant.policy(config.limits, user, &allowed);
     let scope = cgroups.scope(&config.limits);
-    if let Some(scope) = &scope {
-        policy.cgroups = scope.dirs();
-        policy.processes_counted = cgroups.counts_processes();
-    }
-    (policy, scope, allowed)
+    let groups = scope
+        .as_ref()
+        .map(|scope| (scope.dirs(), cgroups.counts_processes()));
+    let decided = grant.decide(command, config.limits, user, &allowed, groups);
+    (decided, scope)
 }
 
 /// `command` run by the launcher `launcher` with `policy`, in
@@ -317,8 +318,14 @@ fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Lay
         as_user: true,
         quota: Some(Vec::new()),
     };
-    let (policy, scope, _) = decide(&grant, config, Some(config.user), cgroups);
-    let json = serde_json::to_string(&policy).expect("a policy serializes");
+    let (decided, scope) = decide(
+        &grant,
+        &Command::new(launcher),
+        config,
+        Some(config.user),
+        cgroups,
+    );
+    let json = serde_json::to_string(&decided.policy).expect("a policy serializes");
     let output = Command::new(launcher)
         .args([SUBCOMMAND, "--stage", "outer", "--probe", "--policy", &json])
         .stdin(Stdio::null())

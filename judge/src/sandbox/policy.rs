@@ -119,10 +119,43 @@ pub(crate) struct Grant {
     pub(crate) quota: Option<Vec<PathBuf>>,
 }
 
+/// What the judge decides for one sandbox from its grant: the launcher's
+/// instructions and the environment of the command it starts.
+#[derive(Debug)]
+pub(crate) struct Decided {
+    /// The launcher's instructions.
+    pub(crate) policy: Policy,
+    /// The command's environment, whole.
+    pub(crate) environment: Vec<(OsString, OsString)>,
+}
+
 impl Grant {
+    /// What this grant decides for `command`: its policy under `limits`, as
+    /// `user`, with what every sandbox of its kind may use (`allowed`,
+    /// found once for it) and its control groups (`groups`: their folders,
+    /// and whether they count its processes), and its environment.
+    pub(crate) fn decide(
+        &self,
+        command: &Command,
+        limits: Limits,
+        user: Option<User>,
+        allowed: &Allowed,
+        groups: Option<(Vec<PathBuf>, bool)>,
+    ) -> Decided {
+        let mut policy = self.policy(limits, user, allowed);
+        if let Some((dirs, counted)) = groups {
+            policy.cgroups = dirs;
+            policy.processes_counted = counted;
+        }
+        Decided {
+            policy,
+            environment: environment(command, &self.home, &allowed.homes),
+        }
+    }
+
     /// The launcher's instructions for this grant, with what every sandbox
     /// of its kind may use (`allowed`, found once for it).
-    pub(crate) fn policy(&self, limits: Limits, user: Option<User>, allowed: &Allowed) -> Policy {
+    fn policy(&self, limits: Limits, user: Option<User>, allowed: &Allowed) -> Policy {
         let mut read = allowed.read.clone();
         read.extend(self.read.iter().cloned());
         let mut write = self.write.clone();
@@ -198,7 +231,7 @@ fn set_by_the_judge(key: &str) -> bool {
 /// `home`: the judge's own and the command's own settings, filtered, with
 /// `HOME` and `TMPDIR` at `home` and the toolchain's folders named
 /// (they were found from the real `HOME`).
-pub(crate) fn environment(
+fn environment(
     command: &Command,
     home: &Path,
     homes: &[(&'static str, PathBuf)],
