@@ -302,3 +302,46 @@ pub fn unknown(name: &str) -> ! {
         "the judge's checker called `{name}`, which this agent does not serve; rebuild the agent with the course's judge"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_reads_back_as_its_name_handle_and_arguments() {
+        let bytes = request("Server::step", 7, &(vec![1_i32, 2], 3_usize));
+        let (name, handle, args) = read_request(&bytes);
+        assert_eq!((name.as_str(), handle), ("Server::step", 7));
+        let (tokens, n): (Vec<i32>, usize) = read_args(&name, args);
+        assert_eq!((tokens, n), (vec![1, 2], 3));
+    }
+
+    #[test]
+    fn a_gone_object_ends_the_check_naming_it() {
+        assert_eq!(present("Server", Some(3)), 3);
+        let panic = std::panic::catch_unwind(|| present::<()>("Server", None)).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(message.contains("`Server` is gone"), "{message}");
+    }
+
+    #[test]
+    fn a_callback_with_a_foreign_stream_answers_the_callbacks_error() {
+        let answer: gpu::Result<()> = Foreign::foreign("step");
+        assert!(matches!(
+            answer,
+            Err(gpu::GpuError::ForeignHandle { op: "step", .. })
+        ));
+        assert_eq!(Lend::lend(&3_usize), Some(3));
+    }
+
+    #[test]
+    fn values_travel_as_themselves_and_slices_as_lists() {
+        let wire = postcard::to_stdvec(&Wire::wire(&[1_u64, 2][..])).unwrap();
+        assert_eq!(postcard::from_bytes::<Vec<u64>>(&wire).unwrap(), [1, 2]);
+        let some = postcard::to_stdvec(&Wire::wire(&Some(5_usize))).unwrap();
+        assert_eq!(
+            postcard::from_bytes::<Option<usize>>(&some).unwrap(),
+            Some(5)
+        );
+    }
+}
