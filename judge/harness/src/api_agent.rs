@@ -8,6 +8,10 @@
 //! The conversions are traits of the agent's own (the learner's types and
 //! the bridge's are both foreign to it): [`__agent_prelude!`](crate::__agent_prelude!)
 //! declares them with their impls for the values every API shares.
+//!
+//! The file is longer than most (about 500 lines): it is one macro and the
+//! helpers it expands to, which are exported together and read in order;
+//! each helper is a few rules.
 
 /// The agent's end of an exercise's API, from its declaration (the
 /// bridge's `api.rs`; [`crate::api`] says what it holds): a
