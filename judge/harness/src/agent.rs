@@ -65,6 +65,12 @@ impl Agent {
         Some(result)
     }
 
+    /// Puts `object` back as the object `id` (taken out for a call that
+    /// borrowed it).
+    pub fn put_back<T: 'static>(&self, id: u64, object: T) {
+        self.objects.borrow_mut().insert(id, Box::new(object));
+    }
+
     /// Takes the object `id` out for good.
     pub fn take<T: 'static>(&self, id: u64) -> Option<T> {
         let boxed = self.objects.borrow_mut().remove(&id)?;
@@ -146,6 +152,15 @@ pub fn main(serve: Serve) -> ExitCode {
 thread_local! {
     /// The agent this thread serves, for [`call_back`].
     static CURRENT: RefCell<Option<Rc<Agent>>> = const { RefCell::new(None) };
+}
+
+/// The agent this thread serves: a declared API's conversions keep, take
+/// and put back the learner's objects through it ([`crate::api`]).
+#[doc(hidden)]
+pub fn current() -> Rc<Agent> {
+    CURRENT
+        .with(|c| c.borrow().clone())
+        .unwrap_or_else(|| lost("a learner's object handed over outside any call of the checker's"))
 }
 
 /// Calls the checker's code, as [`Agent::callback`] does, from learner code

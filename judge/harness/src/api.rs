@@ -294,6 +294,18 @@ pub fn present<T>(object: &str, answer: Option<T>) -> T {
     })
 }
 
+/// The learner's object the checker handed back by its handle, or the end
+/// of the call: the object is gone (an earlier call of it panicked, or a
+/// call took it).
+#[doc(hidden)]
+pub fn taken<T>(object: &str, taken: Option<T>) -> T {
+    taken.unwrap_or_else(|| {
+        panic!(
+            "the learner's `{object}` is gone: an earlier call of it panicked in the learner's code, or a call took it"
+        )
+    })
+}
+
 /// A call no declaration of this bridge names: the checker and the agent
 /// were built from different bridges.
 #[doc(hidden)]

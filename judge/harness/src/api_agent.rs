@@ -26,6 +26,7 @@ macro_rules! agent_api {
     ) => {
         $crate::__agent_prelude!();
         $($crate::__agent_types! { $($types)* })?
+        $($crate::__agent_object_types! { $($objects)* })?
 
         /// Makes one call of the checker's with the learner's crate.
         pub(crate) fn serve(agent: &$crate::agent::Agent, request: &[u8]) -> Vec<u8> {
@@ -74,6 +75,11 @@ macro_rules! __agent_prelude {
             fn import(wire: Self::Wire, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self::Owned;
             /// The argument.
             fn pass(owned: &'a mut Self::Owned) -> Self;
+            /// What the call held, after it: a learner's object it
+            /// borrowed goes back to the agent's table.
+            fn restore(owned: Self::Owned) {
+                let _ = owned;
+            }
         }
 
         $crate::__agent_by_value!(
@@ -363,6 +369,7 @@ macro_rules! __agent_fns {
                     }
                 })?
             );
+            $(<$t as AgentTake<'_>>::restore($arg);)*
             return $crate::agent::answer(&AgentGive::give(answer));
         }
     )*};
@@ -413,6 +420,69 @@ macro_rules! __agent_objects {
     };
 }
 
+/// The conversions of each object of the declaration.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_object_types {
+    ($(
+        $(#[$m:meta])*
+        $v:vis struct $obj:ident $(<$lt:lifetime>)? { $($methods:tt)* }
+    )*) => {$(
+        $crate::__agent_object_conversions!($crate::__kept!($obj $(<$lt>)?), stringify!($obj));
+    )*};
+}
+
+/// A learner's object as an answer (kept, its handle travels) and as an
+/// argument (taken out of the agent's table by its handle; put back after
+/// the call when it was only borrowed).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_object_conversions {
+    ($kept:ty, $obj:expr) => {
+        impl AgentGive for $kept {
+            type Wire = u64;
+            fn give(self) -> u64 {
+                $crate::agent::current().keep(self)
+            }
+        }
+        impl<'a> AgentTake<'a> for $kept {
+            type Wire = u64;
+            type Owned = ::std::option::Option<$kept>;
+            fn import(
+                handle: u64,
+                _: &::std::rc::Rc<$crate::api::gpu::remote::Link>,
+            ) -> Self::Owned {
+                ::std::option::Option::Some($crate::api::taken(
+                    $obj,
+                    $crate::agent::current().take(handle),
+                ))
+            }
+            fn pass(owned: &'a mut Self::Owned) -> Self {
+                owned.take().expect("each argument is passed once")
+            }
+        }
+        impl<'a> AgentTake<'a> for &'a mut $kept {
+            type Wire = u64;
+            type Owned = (u64, $kept);
+            fn import(
+                handle: u64,
+                _: &::std::rc::Rc<$crate::api::gpu::remote::Link>,
+            ) -> Self::Owned {
+                (
+                    handle,
+                    $crate::api::taken($obj, $crate::agent::current().take(handle)),
+                )
+            }
+            fn pass(owned: &'a mut Self::Owned) -> Self {
+                &mut owned.1
+            }
+            fn restore((handle, object): Self::Owned) {
+                $crate::agent::current().put_back(handle, object);
+            }
+        }
+    };
+}
+
 /// The type an object is kept as in the agent: the learner's, its borrows
 /// as long as the agent.
 #[doc(hidden)]
@@ -452,9 +522,10 @@ macro_rules! __agent_methods {
             let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
             $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
             let answer = $agent.with::<$crate::__kept!($($kept)*), _>($handle, |object| {
-                AgentGive::give(object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*))
+                object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*)
             });
-            return $crate::agent::answer(&answer);
+            $(<$t as AgentTake<'_>>::restore($arg);)*
+            return $crate::agent::answer(&AgentGive::give(answer));
         }
         $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
     };
@@ -468,9 +539,10 @@ macro_rules! __agent_methods {
             let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
             $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
             let answer = $agent.with::<$crate::__kept!($($kept)*), _>($handle, |object| {
-                AgentGive::give(object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*))
+                object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*)
             });
-            return $crate::agent::answer(&answer);
+            $(<$t as AgentTake<'_>>::restore($arg);)*
+            return $crate::agent::answer(&AgentGive::give(answer));
         }
         $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
     };
@@ -485,8 +557,9 @@ macro_rules! __agent_methods {
             $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
             let answer = $agent
                 .take::<$crate::__kept!($($kept)*)>($handle)
-                .map(|object| AgentGive::give(object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*)));
-            return $crate::agent::answer(&answer);
+                .map(|object| object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*));
+            $(<$t as AgentTake<'_>>::restore($arg);)*
+            return $crate::agent::answer(&AgentGive::give(answer));
         }
         $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
     };

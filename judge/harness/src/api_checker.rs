@@ -158,6 +158,21 @@ macro_rules! __checker_objects {
             $crate::__checker_methods! { $name; $($methods)* }
         }
 
+        impl $(<$lt>)? $crate::api::Wire for $name $(<$lt>)? {
+            type Out<'w> = u64 where Self: 'w;
+            fn wire(&self) -> u64 {
+                self.handle
+            }
+        }
+
+        /// An object the learner's code hands out comes as its handle.
+        impl<'de $(, $lt)?> $crate::api::serde::Deserialize<'de> for $name $(<$lt>)? {
+            fn deserialize<D: $crate::api::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let handle = <u64 as $crate::api::serde::Deserialize>::deserialize(d)?;
+                Ok(Self { handle, taken: false, _borrows: ::std::marker::PhantomData })
+            }
+        }
+
         impl $(<$lt>)? Drop for $name $(<$lt>)? {
             fn drop(&mut self) {
                 if !self.taken && !::std::thread::panicking() {
