@@ -271,6 +271,31 @@ macro_rules! __agent_as_themselves {
 #[macro_export]
 macro_rules! __agent_types {
     () => {};
+    // A type that borrows the judge's objects: the learner's holds the
+    // proxies the call holds, field by field.
+    (
+        $(#[$m:meta])* $v:vis struct $name:ident<$lt:lifetime> {
+            $($(#[$fm:meta])* $fv:vis $field:ident: $ft:ty),* $(,)?
+        }
+        $($rest:tt)*
+    ) => {
+        impl<$lt> AgentTake<$lt> for learner::$name<$lt> {
+            type Wire = ($(<$ft as AgentTake<$lt>>::Wire,)*);
+            type Owned = ($(<$ft as AgentTake<$lt>>::Owned,)*);
+            fn import(
+                wire: Self::Wire,
+                link: &::std::rc::Rc<$crate::api::gpu::remote::Link>,
+            ) -> Self::Owned {
+                let ($($field,)*) = wire;
+                ($(<$ft as AgentTake<$lt>>::import($field, link),)*)
+            }
+            fn pass(owned: &$lt mut Self::Owned) -> Self {
+                let ($($field,)*) = owned;
+                learner::$name { $($field: <$ft as AgentTake<$lt>>::pass($field)),* }
+            }
+        }
+        $crate::__agent_types! { $($rest)* }
+    };
     (
         $(#[$m:meta])* $v:vis struct $name:ident {
             $($(#[$fm:meta])* $fv:vis $field:ident: $ft:ty),* $(,)?

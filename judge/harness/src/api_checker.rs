@@ -25,6 +25,25 @@ macro_rules! checker_api {
 #[macro_export]
 macro_rules! __checker_types {
     () => {};
+    // A type that borrows the judge's objects (a set of streams): it
+    // travels as the list of its fields' wire forms.
+    (
+        $(#[$m:meta])* $v:vis struct $name:ident<$lt:lifetime> {
+            $($(#[$fm:meta])* $fv:vis $field:ident: $ft:ty),* $(,)?
+        }
+        $($rest:tt)*
+    ) => {
+        $(#[$m])*
+        $v struct $name<$lt> { $($(#[$fm])* $fv $field: $ft),* }
+
+        impl<$lt> $crate::api::Wire for $name<$lt> {
+            type Out<'w> = ($(<$ft as $crate::api::Wire>::Out<'w>,)*) where Self: 'w;
+            fn wire(&self) -> Self::Out<'_> {
+                ($($crate::api::Wire::wire(&self.$field),)*)
+            }
+        }
+        $crate::__checker_types! { $($rest)* }
+    };
     ($(#[$m:meta])* $v:vis struct $name:ident { $($body:tt)* } $($rest:tt)*) => {
         $(#[$m])*
         #[derive($crate::api::serde::Serialize, $crate::api::serde::Deserialize)]

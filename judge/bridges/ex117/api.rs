@@ -1,0 +1,39 @@
+// Exercise 117's API, declared once: `lib.rs` includes it as the checker's
+// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
+// (`judge_harness::agent_api!`).
+
+#[allow(unused_imports)]
+use gpu::{PinnedBuffer, Result, Stream};
+#[allow(unused_imports)]
+use std::time::Duration;
+
+api! {
+    types {
+        /// The compute stage: what the compute stream does with each chunk.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Layer {
+            /// The GPU time of the layer on one chunk.
+            pub step: Duration,
+        }
+        /// The three streams of the pipeline, one per stage.
+        #[derive(Clone, Copy, Debug)]
+        pub struct Streams<'s> {
+            /// Copies the chunks in, host to device.
+            pub copy_in: &'s Stream,
+            /// Runs the layer.
+            pub compute: &'s Stream,
+            /// Copies the results out, device to host.
+            pub copy_out: &'s Stream,
+        }
+    }
+    fns {
+        /// The learner's `run`, in the agent, on the judge's streams and
+        /// pinned buffers.
+        pub fn run(
+            layer: &Layer,
+            chunks: &[PinnedBuffer<f32>],
+            outputs: &[PinnedBuffer<f32>],
+            streams: Streams<'_>,
+        ) -> Result<Vec<Vec<f32>>>;
+    }
+}
