@@ -37,14 +37,38 @@
 //! }
 //! ```
 //!
+//! What a declaration may hold, each as the learner's crate declares it:
+//!
+//! * `types`: structs and enums of values (the bridge's copy derives serde;
+//!   the agent converts the learner's field by field), and a struct that
+//!   borrows the judge's objects (`Streams<'s>` of `&'s Stream`), which
+//!   travels as its fields;
+//! * `fns`: free functions, whose last argument may be a closure of the
+//!   check's (`#[callback] step: FnMut(on: &Stream, k: usize) ->
+//!   Result<()>`), which the learner's code calls back across the link;
+//! * `impls`: methods of a declared type (`impl Profile { fn bound(&self)
+//!   -> Bound; }`), called on a copy of the value in the agent;
+//! * `objects`: the learner's objects, which live in the agent by handle:
+//!   constructors (`-> Self`, `-> Result<Self>`, `-> Result<Self, E>`),
+//!   methods that borrow them (`&self`, `&mut self`) or take them
+//!   (`self`). An object may be an answer (`-> Result<Block>`: kept in the
+//!   agent, its handle travels) and an argument (`block: &mut Block`,
+//!   `block: Block`: taken out of the agent's table for the call, put back
+//!   when only borrowed). A constructor's arguments that the object may
+//!   borrow live as long as the agent.
+//!
 //! A call travels as its name (`bucket_for`, `Server::step`), the handle
 //! of its object in the agent (0 for a free function) and its arguments,
 //! each in its wire form ([`Wire`]): a stream, a decoder or a pinned buffer
 //! of the judge's as the handle the agent makes a proxy of, everything else
 //! as its value. An object's method is answered `None` when the object is
 //! gone (an earlier call of it panicked), and the check ends saying so.
-//! A constructor's arguments that the object may borrow live as long as
-//! the agent.
+//!
+//! A bridge that needs more (an allocator generic over the judge's own
+//! driver, whose every call comes back as a callback: exercise 101) writes
+//! its link by hand with [`crate::bridge::invoke_with`]; a value that
+//! travels otherwise than as itself gets its [`Wire`] in `lib.rs` and its
+//! agent's conversion in `serve.rs` (exercise 103's `Model`).
 
 use gpu::remote::{DecoderRef, PinnedRef, StreamRef, host};
 use gpu::{Decoder, Elem, PinnedBuffer, Stream};
