@@ -175,3 +175,33 @@ fn the_graph_reader_finds_imports_and_cycles() {
         Some(["a", "b", "c", "a"].map(String::from).to_vec())
     );
 }
+
+/// The sandbox's value is decided in one place (`sandbox.rs`, `decide`):
+/// every call that makes a part of it (what a kind of sandbox may use, its
+/// control groups, its policy and environment, its lockdown rules) stands
+/// there once, outside tests, and nowhere else asks for a part again.
+#[test]
+fn a_sandbox_is_decided_in_one_place() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let parts = [
+        "Allowed::of(",
+        ".scope(&",
+        ".decide(",
+        "fs_rules::lockdown(",
+    ];
+    for part in parts {
+        let places: Vec<String> = sources(&src)
+            .into_iter()
+            .flat_map(|file| {
+                let text = std::fs::read_to_string(&file).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                let name = file.strip_prefix(&src).unwrap().display().to_string();
+                code.lines()
+                    .filter(|l| !l.trim_start().starts_with("//") && l.contains(part))
+                    .map(|_| name.clone())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(places, ["sandbox.rs"], "`{part}` is called in {places:?}");
+    }
+}
