@@ -1,33 +1,15 @@
-//! Why a `malloc` or a `free` failed, as it travels from the agent.
+//! Why a `malloc` or a `free` failed, as it travels from the agent (the
+//! error's values are declared in `api.rs`).
 //!
 //! The error's message is the learner's work (the checks read it): the
 //! agent sends its `Display` with the error, and the bridge keeps it, by
 //! the error's value, for this error's `Display` here.
 
+use crate::AllocError;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
-
-/// What went wrong.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum AllocError {
-    /// No cached block fit, and the driver refused a new segment even after
-    /// the allocator released its cache.
-    OutOfMemory {
-        /// The request, rounded up to a multiple of 512 bytes.
-        requested: usize,
-        /// Bytes in allocated blocks.
-        allocated: usize,
-        /// Bytes in segments held from the driver.
-        reserved: usize,
-    },
-    /// `free` got a block this allocator does not hold as allocated.
-    NotAllocated {
-        /// The block's address.
-        addr: u64,
-    },
-}
 
 /// An error as it travels: its value, and the learner's message for it.
 #[derive(Debug, Serialize, Deserialize)]

@@ -17,20 +17,21 @@ mod error;
 #[path = "serve.rs"]
 mod serve;
 mod sim;
-mod stats;
 #[cfg(test)]
 mod tests;
 mod types;
 
-pub use error::{AllocError, Told};
+pub use error::Told;
 pub use sim::{SimDriver, SimEvent};
-pub use stats::Stats;
-pub use types::{Block, BlockInfo, BlockRef, BlockState, Pool, SegmentInfo, StreamId};
+pub use types::{Block, BlockRef};
 
 use judge_harness::bridge::{decode, encode, invoke_with};
+use judge_harness::checker_api as api;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+include!("api.rs");
 
 /// Every request is rounded up to a multiple of this, and is at least this.
 pub const MIN_BLOCK: usize = 512;

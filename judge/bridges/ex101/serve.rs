@@ -3,10 +3,11 @@
 //! between calls, by handle; an allocator's driver is [`RemoteDriver`],
 //! whose every call goes back to the judge's driver.
 
-use bridge::{
-    BlockInfo, BlockRef, BlockState, Call, DriverCall, Pool, SegmentInfo, Stats, StreamId, Told,
-};
+use bridge::{BlockRef, Call, DriverCall, Told};
 use judge_harness::agent::{self, Agent};
+use judge_harness::agent_api as api;
+
+include!("api.rs");
 
 /// The learner's allocator over the judge's driver.
 type Allocator = learner::CachingAllocator<RemoteDriver>;
@@ -29,7 +30,7 @@ impl learner::Driver for RemoteDriver {
 
     fn record_event(&mut self, stream: learner::StreamId) -> u64 {
         agent::call_back(&DriverCall::RecordEvent {
-            stream: StreamId(stream.0),
+            stream: stream.give(),
         })
     }
 
@@ -86,12 +87,10 @@ pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
             agent::answer(&Some(a.memory_reserved()))
         }),
         Call::Stats { allocator } => {
-            mine(allocator, &mut |a| agent::answer(&Some(stats(a.stats()))))
+            mine(allocator, &mut |a| agent::answer(&Some(a.stats().give())))
         }
         Call::Snapshot { allocator } => mine(allocator, &mut |a| {
-            agent::answer(&Some(
-                a.snapshot().into_iter().map(segment).collect::<Vec<_>>(),
-            ))
+            agent::answer(&Some(a.snapshot().give()))
         }),
         Call::Drop { allocator } => {
             drop(agent.take::<Allocator>(allocator));
@@ -102,7 +101,7 @@ pub(crate) fn serve(agent: &Agent, request: &[u8]) -> Vec<u8> {
 
 /// Keeps `block` here and says what it is.
 fn block_ref(agent: &Agent, block: learner::Block) -> BlockRef {
-    let (addr, size, stream) = (block.addr(), block.size(), StreamId(block.stream().0));
+    let (addr, size, stream) = (block.addr(), block.size(), block.stream().give());
     BlockRef {
         handle: agent.keep(block),
         addr,
@@ -112,59 +111,8 @@ fn block_ref(agent: &Agent, block: learner::Block) -> BlockRef {
 }
 
 fn told(error: learner::AllocError) -> Told {
-    let message = error.to_string();
-    let error = match error {
-        learner::AllocError::OutOfMemory {
-            requested,
-            allocated,
-            reserved,
-        } => bridge::AllocError::OutOfMemory {
-            requested,
-            allocated,
-            reserved,
-        },
-        learner::AllocError::NotAllocated { addr } => bridge::AllocError::NotAllocated { addr },
-    };
-    Told { error, message }
-}
-
-fn stats(s: learner::Stats) -> Stats {
-    Stats {
-        allocated_bytes: s.allocated_bytes,
-        reserved_bytes: s.reserved_bytes,
-        active_bytes: s.active_bytes,
-        peak_allocated_bytes: s.peak_allocated_bytes,
-        peak_reserved_bytes: s.peak_reserved_bytes,
-        inactive_split: s.inactive_split,
-        inactive_split_bytes: s.inactive_split_bytes,
-        num_alloc_retries: s.num_alloc_retries,
-        num_ooms: s.num_ooms,
-        num_device_alloc: s.num_device_alloc,
-        num_device_free: s.num_device_free,
-    }
-}
-
-fn segment(s: learner::SegmentInfo) -> SegmentInfo {
-    SegmentInfo {
-        base: s.base,
-        size: s.size,
-        stream: StreamId(s.stream.0),
-        pool: match s.pool {
-            learner::Pool::Small => Pool::Small,
-            learner::Pool::Large => Pool::Large,
-        },
-        blocks: s
-            .blocks
-            .into_iter()
-            .map(|b| BlockInfo {
-                addr: b.addr,
-                size: b.size,
-                state: match b.state {
-                    learner::BlockState::Allocated => BlockState::Allocated,
-                    learner::BlockState::PendingFree => BlockState::PendingFree,
-                    learner::BlockState::Free => BlockState::Free,
-                },
-            })
-            .collect(),
+    Told {
+        message: error.to_string(),
+        error: error.give(),
     }
 }

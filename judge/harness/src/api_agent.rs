@@ -18,6 +18,12 @@
 /// `pub(crate) fn serve(&Agent, &[u8]) -> Vec<u8>` for the agent's `main`.
 #[macro_export]
 macro_rules! agent_api {
+    // Types alone: their conversions, for a bridge that serves its calls
+    // by hand (exercise 101's).
+    (types { $($types:tt)* }) => {
+        $crate::__agent_prelude!();
+        $crate::__agent_types! { $($types)* }
+    };
     (
         $(types { $($types:tt)* })?
         $(fns { $($fns:tt)* })?
@@ -271,6 +277,22 @@ macro_rules! __agent_as_themselves {
 #[macro_export]
 macro_rules! __agent_types {
     () => {};
+    ($(#[$m:meta])* $v:vis struct $name:ident($fv:vis $ft:ty); $($rest:tt)*) => {
+        impl AgentValue for learner::$name {
+            type Wire = bridge::$name;
+            fn import(wire: bridge::$name, link: &::std::rc::Rc<$crate::api::gpu::remote::Link>) -> Self {
+                learner::$name(AgentValue::import(wire.0, link))
+            }
+        }
+        impl AgentGive for learner::$name {
+            type Wire = bridge::$name;
+            fn give(self) -> bridge::$name {
+                bridge::$name(AgentGive::give(self.0))
+            }
+        }
+        $crate::__agent_by_value!([] learner::$name);
+        $crate::__agent_types! { $($rest)* }
+    };
     // A type that borrows the judge's objects: the learner's holds the
     // proxies the call holds, field by field.
     (

@@ -44,6 +44,14 @@ macro_rules! __checker_types {
         }
         $crate::__checker_types! { $($rest)* }
     };
+    ($(#[$m:meta])* $v:vis struct $name:ident($fv:vis $ft:ty); $($rest:tt)*) => {
+        $(#[$m])*
+        #[derive($crate::api::serde::Serialize, $crate::api::serde::Deserialize)]
+        #[serde(crate = "judge_harness::api::serde")]
+        $v struct $name($fv $ft);
+        $crate::__travels_as_itself!($name);
+        $crate::__checker_types! { $($rest)* }
+    };
     ($(#[$m:meta])* $v:vis struct $name:ident { $($body:tt)* } $($rest:tt)*) => {
         $(#[$m])*
         #[derive($crate::api::serde::Serialize, $crate::api::serde::Deserialize)]
