@@ -9,7 +9,7 @@
 //! the bridge's are both foreign to it): [`__agent_prelude!`](crate::__agent_prelude!)
 //! declares them with their impls for the values every API shares.
 //!
-//! The file is longer than most (about 500 lines): it is one macro and the
+//! The file is longer than most (about 600 lines): it is one macro and the
 //! helpers it expands to, which are exported together and read in order;
 //! each helper is a few rules.
 
