@@ -64,12 +64,12 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
             label: "y's stream",
             options: &[
                 Opt {
-                    value: "s0",
-                    label: "s0, the stream x was allocated on",
-                },
-                Opt {
                     value: "s1",
                     label: "s1, another stream",
+                },
+                Opt {
+                    value: "s0",
+                    label: "s0, the stream x was allocated on",
                 },
             ],
         },
@@ -93,7 +93,7 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
     Prediction {
         id: "allocator-record",
         chapter: "allocator",
-        question: "Right after `free(x)`, is `x`'s block free for the next `malloc` on s0?",
+        question: "Right after `free(x)`, while any other stream that uses `x` still runs a long kernel reading it, is `x`'s block free for the next `malloc` on s0?",
         parameter: Parameter {
             label: "before the free",
             options: &[
@@ -228,7 +228,9 @@ fn stream(value: &str) -> Result<Outcome, Error> {
 /// The script of `allocator-record`.
 fn record_script(value: &str) -> String {
     match value {
-        "record" => "x = malloc(1 MiB, s0)\nrecord_stream(x, s1)\nfree(x)".into(),
+        "record" => {
+            "x = malloc(1 MiB, s0)\nrecord_stream(x, s1) # s1 reads x in a long kernel, still running\nfree(x)".into()
+        }
         _ => "x = malloc(1 MiB, s0)\nfree(x)".into(),
     }
 }
@@ -242,7 +244,7 @@ fn record(value: &str) -> Result<Outcome, Error> {
                 "`record_stream` told the allocator that s1 uses `x`, so `free` records an event on s1 and keeps the block pending ({} pending) until that event completes.",
                 done.pending
             ),
-            "`free` after `record_stream` records an event on s1 and holds the block until it completes: s1 may still be reading it.".to_string(),
+            "`free` after `record_stream` records an event on s1 and holds the block until it completes: s1 is still reading it. (Had s1 finished its work before the next `malloc`, the allocator would find the event complete there and hand the block out: it checks its pending events at each `malloc`.)".to_string(),
         ],
         false => vec![
             "Only s0 used `x`, and s0's later work is ordered after everything before the free: the block goes straight back to s0's pool (0 pending).".to_string(),

@@ -132,16 +132,16 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
                 question: "How long it waits",
                 options: &[
                     Opt {
-                        value: "lt10",
-                        label: "under 10 µs",
+                        value: "lt20",
+                        label: "under 20 µs",
                     },
                     Opt {
-                        value: "10-100",
-                        label: "10–100 µs",
+                        value: "20-200",
+                        label: "20–200 µs",
                     },
                     Opt {
-                        value: "gt100",
-                        label: "over 100 µs",
+                        value: "gt200",
+                        label: "over 200 µs",
                     },
                 ],
             },
@@ -252,7 +252,7 @@ fn sync(kernel: &str) -> Result<Outcome, Error> {
     ];
     let (right, says) = banded(
         wait as f64,
-        &[(10e3, "lt10"), (100e3, "10-100"), (f64::INFINITY, "gt100")],
+        &[(20e3, "lt20"), (200e3, "20-200"), (f64::INFINITY, "gt200")],
         &match p.launch_bound() {
             true => format!(
                 "The GPU keeps up with the launches (ΣCPU {cpu}, ΣGPU {gpu}), so when the loop ends only the last kernel is left to run: `synchronize` waited {wait_text}."

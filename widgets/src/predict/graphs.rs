@@ -20,12 +20,12 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
             label: "submitted",
             options: &[
                 Opt {
-                    value: "eager",
-                    label: "one launch per kernel",
-                },
-                Opt {
                     value: "replay",
                     label: "as one graph",
+                },
+                Opt {
+                    value: "eager",
+                    label: "one launch per kernel",
                 },
             ],
         },
@@ -126,7 +126,7 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
                     },
                     Opt {
                         value: "error",
-                        label: "fails: nothing was captured",
+                        label: "fails: the capture was invalidated, and what it recorded is thrown away",
                     },
                 ],
             },
@@ -289,7 +289,7 @@ fn capture(call: &str) -> Result<Outcome, Error> {
     ];
     let call_says = match &inside {
         Ok(()) => vec![
-            "Recording an event is stream work like a kernel: the capture takes it in as a node (an edge other streams can wait on), and nothing waits.".to_string(),
+            "Recording an event does not make the CPU wait: the capture takes it in as an edge other streams can wait on, not as a node (only `cudaEventRecordExternal` makes an event-record node).".to_string(),
             "An event record does not make the CPU wait, so a capture accepts it.".to_string(),
         ],
         Err(e) => vec![
@@ -306,7 +306,7 @@ fn capture(call: &str) -> Result<Outcome, Error> {
         ],
         Err(e) => vec![
             format!(
-                "An illegal call invalidates the whole capture, as CUDA does; `end_capture` reports it: {e}"
+                "An illegal call invalidates the whole capture, as CUDA does (`cudaErrorStreamCaptureInvalidated`): the work recorded so far is thrown away, and `end_capture` reports it: {e}"
             ),
             "The illegal call invalidated the capture, so `end_capture` has no graph to give: begin a new capture without that call.".to_string(),
         ],

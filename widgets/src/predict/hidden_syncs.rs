@@ -85,7 +85,7 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
     Prediction {
         id: "hidden-syncs-timer",
         chapter: "hidden-syncs",
-        question: "The loop times each step with a CPU timer around its calls. What does it report, against the real step time (events)?",
+        question: "The loop times each step with a CPU timer around its calls. What is the median of those per-step times, against the real step time (events)?",
         parameter: Parameter {
             label: "the loop",
             options: &[
@@ -235,7 +235,7 @@ fn waits(value: &str) -> Result<Outcome, Error> {
     let wait = longest > 50_000;
     let why = match value {
         "pageable_inputs" => format!(
-            "A copy from pageable memory can block, but 64 bytes fit the driver's staging buffer: the call stages them and returns, in {waited} at most."
+            "A copy from pageable memory can block, but 64 bytes travel inline in the command stream (up to `inline_bytes`, 64 KiB on the H200), not through a staging slot: the call returns at once, in {waited} at most."
         ),
         "read_done" => format!(
             "Reading device memory into a `Vec` must wait until the GPU has written it, that is for the queue ahead of it: up to {waited} a step."
@@ -268,7 +268,7 @@ fn timer(value: &str) -> Result<Outcome, Error> {
         ],
         false => vec![
             format!(
-                "Launches return at once, so the timer measures the submission and the CPU's own work: {timer} against {events} by events."
+                "Launches return at once, so the median timer measures the submission and the CPU's own work: {timer} against {events} by events. (The window's wait lands in one step's timer in four, so the mean over a window comes back to about the real step time: time windows, not steps.)"
             ),
             format!(
                 "Without a wait in the step, the CPU timer stops before the GPU has run it: {timer} against {events} by events."

@@ -33,12 +33,12 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
             label: "streams",
             options: &[
                 Opt {
-                    value: "1",
-                    label: "one stream",
-                },
-                Opt {
                     value: "2",
                     label: "a copy stream and a compute stream",
+                },
+                Opt {
+                    value: "1",
+                    label: "one stream",
                 },
             ],
         },
