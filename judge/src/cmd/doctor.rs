@@ -85,7 +85,12 @@ pub(crate) fn doctor(root: Option<&Path>, prebuilt: bool) -> Result<u8> {
     {
         check_sources(&mut findings, &course.tools);
     }
-    cuda::check(&mut findings, std::env::var("GPU_BACKEND").ok().as_deref());
+    let calibration = std::env::var_os("GPU_CALIBRATION").map(std::path::PathBuf::from);
+    cuda::check(
+        &mut findings,
+        std::env::var("GPU_BACKEND").ok().as_deref(),
+        calibration.as_deref(),
+    );
     check_sandbox(&mut findings);
     render(&findings, prebuilt, &mut anstream::stdout())?;
     Ok(if findings.blocked {

@@ -3,6 +3,7 @@
 
 use super::{Findings, Mark};
 use gpu::{Backend, CudaLibrary, GpuError, ResolvedBackend};
+use std::path::Path;
 
 /// What CUDA offers on this machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,10 +33,39 @@ enum Plan {
     Fails(String),
 }
 
-/// The CUDA lines, the `GPU_BACKEND` and backend lines, and the advice about them.
-pub(super) fn check(findings: &mut Findings, env: Option<&str>) {
+/// The CUDA lines, the `GPU_BACKEND` and backend lines, the virtual GPU's
+/// table (`calibration`: `GPU_CALIBRATION`), and the advice about them.
+pub(super) fn check(findings: &mut Findings, env: Option<&str>, calibration: Option<&Path>) {
     let cuda = check_cuda(findings);
     check_backend(findings, env, &cuda);
+    check_calibration(findings, calibration, &cuda);
+}
+
+/// The `GPU_CALIBRATION` line, where it is set: the table the virtual GPU
+/// models, or why it does not load. On a machine with a GPU and no table
+/// of its own, how to measure one: the default table's CPU side (the cost
+/// of a driver call) is one host's, and the widgets and `--backend virtual`
+/// then model this machine instead.
+fn check_calibration(findings: &mut Findings, calibration: Option<&Path>, cuda: &Cuda) {
+    match calibration {
+        Some(path) => match gpu::Calibration::load(path) {
+            Ok(table) => findings.row(
+                Mark::Ok,
+                "calibration",
+                format!(
+                    "`{}`: the virtual GPU models {}",
+                    path.display(),
+                    table.source
+                ),
+            ),
+            Err(e) => {
+                findings.missing("calibration", e.to_string(), false);
+                findings.advise(BAD_CALIBRATION);
+            }
+        },
+        None if matches!(cuda, Cuda::Ready(_)) => findings.advise(CALIBRATE),
+        None => {}
+    }
 }
 
 /// The two CUDA libraries and the device.
@@ -171,6 +201,18 @@ const DEVICE_FAILS: &str = "CUDA finds a device but cannot open it, so every run
      `nvidia-smi` shows what the driver sees; meanwhile `GPU_BACKEND=virtual` runs on the \
      virtual GPU";
 
+/// A GPU is there: the virtual GPU may model it.
+const CALIBRATE: &str = "the virtual GPU (`--backend virtual`, the tests) models an H200 whose \
+     driver calls were timed on one host; to model this machine instead, measure its table once \
+     (`cargo run --release -p gpu --example calibrate -- calibration.json`, about a minute) and \
+     `export GPU_CALIBRATION=$PWD/calibration.json`";
+
+/// `GPU_CALIBRATION` names a table that does not load.
+const BAD_CALIBRATION: &str = "`GPU_CALIBRATION` names a table the virtual GPU cannot load, so \
+     every run on the virtual GPU will fail: measure it again (`cargo run --release -p gpu \
+     --example calibrate -- calibration.json` on the GPU machine), or `unset GPU_CALIBRATION` \
+     for the H200's table";
+
 /// A GPU is there, and ignored.
 const GPU_UNUSED: &str = "`GPU_BACKEND=virtual` keeps your GPU out of it: `unset GPU_BACKEND` \
      to run on the GPU";
@@ -211,5 +253,32 @@ mod tests {
         let broken = Cuda::DeviceFails("out of memory".into());
         assert_eq!(plan(None, &broken), Plan::Fails("out of memory".into()));
         assert_eq!(plan(Some("virtual"), &broken), Plan::VirtualChosen);
+    }
+
+    #[test]
+    fn a_machine_with_a_gpu_is_told_how_to_model_it_and_a_set_table_is_named() {
+        let ready = Cuda::Ready("NVIDIA H200".into());
+        let mut findings = Findings::default();
+        check_calibration(&mut findings, None, &ready);
+        assert_eq!(findings.advice, [CALIBRATE]);
+        let mut findings = Findings::default();
+        check_calibration(&mut findings, None, &Cuda::NoDriver);
+        assert!(findings.advice.is_empty() && findings.rows.is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("calibration.json");
+        gpu::Calibration::default().save(&path).unwrap();
+        let mut findings = Findings::default();
+        check_calibration(&mut findings, Some(&path), &ready);
+        assert!(findings.advice.is_empty(), "{:?}", findings.advice);
+        assert!(
+            findings.rows[0].detail.contains("H200"),
+            "{:?}",
+            findings.rows
+        );
+        std::fs::write(&path, "{").unwrap();
+        let mut findings = Findings::default();
+        check_calibration(&mut findings, Some(&path), &ready);
+        assert_eq!(findings.rows[0].mark, Mark::Missing);
+        assert_eq!(findings.advice, [BAD_CALIBRATION]);
     }
 }
