@@ -255,9 +255,21 @@ pub(crate) struct Confined {
 
 impl Confined {
     /// The command that starts it, to spawn once: set its standard
-    /// streams and process group on it.
+    /// streams and process group on it. Its environment is the sandbox's
+    /// alone when the sandbox is on (a copy of a command keeps the
+    /// variables it sets, not that it cleared the rest: it is cleared
+    /// again here).
     pub(crate) fn command(&self) -> Command {
-        copy(&self.command, self.command.get_program(), &[])
+        let mut command = copy(&self.command, self.command.get_program(), &[]);
+        if self.clears_environment {
+            let kept: Vec<_> = self
+                .command
+                .get_envs()
+                .filter_map(|(k, v)| Some((k.to_os_string(), v?.to_os_string())))
+                .collect();
+            command.env_clear().envs(kept);
+        }
+        command
     }
 
     /// Whether [`Confined::command`] has an environment of the sandbox's
