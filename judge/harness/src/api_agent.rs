@@ -559,27 +559,10 @@ macro_rules! __agent_methods {
         }
         $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
     };
-    // A method that borrows the object.
+    // A method that borrows the object, shared or not.
     (
         ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];
-        $(#[$m:meta])* $v:vis fn $f:ident(&self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
-        $($rest:tt)*
-    ) => {
-        if $name == concat!(stringify!($obj), "::", stringify!($f)) {
-            let ($($arg,)*): ($(<$t as AgentTake<'_>>::Wire,)*) = $crate::api::read_args(&$name, $args);
-            $(let mut $arg = <$t as AgentTake<'_>>::import($arg, $link);)*
-            let answer = $agent.with::<$crate::__kept!($($kept)*), _>($handle, |object| {
-                object.$f($(<$t as AgentTake<'_>>::pass(&mut $arg)),*)
-            });
-            $(<$t as AgentTake<'_>>::restore($arg);)*
-            return $crate::agent::answer(&AgentGive::give(answer));
-        }
-        $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$($kept)*]; $($rest)* }
-    };
-    // A method that borrows the object mutably.
-    (
-        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];
-        $(#[$m:meta])* $v:vis fn $f:ident(&mut self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        $(#[$m:meta])* $v:vis fn $f:ident(&$(mut)? self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
         $($rest:tt)*
     ) => {
         if $name == concat!(stringify!($obj), "::", stringify!($f)) {
