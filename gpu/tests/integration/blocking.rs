@@ -253,9 +253,11 @@ fn the_virtual_gpu_blocks_for_exactly_the_remaining_stream_time() {
     s.spin(GATE).unwrap();
     let _ = s.to_vec(&x).unwrap();
     let blocked = device.now() - t0;
-    // launch, copy submit, then the gate, the 4-byte copy, and the wake-up.
+    // launch, copy submit, then the gate (its spin and a kernel's own
+    // overhead), the 4-byte copy, and the wake-up.
     let copy_ns = (4.0 / cal.pageable_d2h_bytes_per_ns) as u64 + 1_000;
-    let expected = cal.launch_ns + GATE.as_nanos() as u64 + copy_ns + cal.wake_ns;
+    let gate_ns = GATE.as_nanos() as u64 + cal.kernel_min_ns;
+    let expected = cal.launch_ns + gate_ns + copy_ns + cal.wake_ns;
     assert_eq!(blocked, Duration::from_nanos(expected));
 }
 

@@ -128,7 +128,7 @@ fn the_judges_measurement_is_the_virtual_gpus_model() {
     for micros in SIZES_US {
         let kernel = Duration::from_micros(micros);
         let measured = reference(&device, kernel).expect("the judge measures");
-        let gpu_ns = (micros * 1000).max(cal.kernel_min_ns) as f64;
+        let gpu_ns = (micros * 1000 + cal.kernel_min_ns) as f64;
         assert!(
             (measured.cpu_us * 1e3 - cal.launch_ns as f64).abs() < 1.0,
             "{measured:?}"
@@ -168,9 +168,11 @@ fn sizes_are_far_from_the_crossover(backend: Backend, margin: f64, nearest: f64)
     }
 }
 
+/// The virtual GPU runs the 1 µs kernel in 2.36 µs (its work and a
+/// kernel's overhead) against a 3.75 µs launch, as the H200 does: 1.59.
 #[test]
 fn the_sizes_are_far_from_the_crossover_on_the_virtual_gpu() {
-    sizes_are_far_from_the_crossover(Backend::Virtual, 2.7, 2.7);
+    sizes_are_far_from_the_crossover(Backend::Virtual, 2.7, 1.55);
 }
 
 /// On the H200 the 1 µs kernel runs in about 2.5 µs, and a launch costs
