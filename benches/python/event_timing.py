@@ -5,7 +5,8 @@ timing that are easy to get wrong:
 
 * **resolution**: 1000 pairs of timing events recorded back to back on a
   stream kept busy before them (so the GPU, not the CPU, paces the pair);
-  the distinct values ``elapsed_time`` gives, smallest first;
+  the smallest, median and largest reading of ``elapsed_time``, and every
+  distinct reading with how many pairs gave it (a histogram);
 * **what the pair times**: a 1 ms kernel between two events, alone and with
   another stream's 2 ms kernel waited for inside the pair
   (``wait_stream``), and with a 2 ms kernel of the same stream queued
@@ -19,6 +20,7 @@ Needs PyTorch with CUDA and a GPU; the header says what it ran on.
 """
 
 import collections
+import statistics
 import sys
 
 import torch
@@ -42,9 +44,19 @@ def resolution(spin: Spin) -> list[str]:
         end.record()
         pairs.append((start, end))
     torch.cuda.synchronize()
-    counts = collections.Counter(round(s.elapsed_time(e) * 1e3, 3) for s, e in pairs)
-    values = ", ".join(f"{us:g} µs ×{n}" for us, n in sorted(counts.items())[:6])
-    return [f"{PAIRS} back-to-back pairs on a busy stream: {values}"]
+    readings = sorted(round(s.elapsed_time(e) * 1e3, 3) for s, e in pairs)
+    counts = collections.Counter(readings)
+    steps = sorted({round(b - a, 3) for a, b in zip(sorted(counts), sorted(counts)[1:])})
+    lines = [
+        f"{PAIRS} back-to-back pairs on a busy stream: min {readings[0]:g} µs, "
+        f"median {statistics.median(readings):g} µs, max {readings[-1]:g} µs; "
+        f"{len(counts)} distinct readings, {steps[0] if steps else 0:g} µs apart at the least",
+        "  every reading, with how many pairs read it:",
+    ]
+    widest = max(counts.values())
+    for us, n in sorted(counts.items()):
+        lines.append(f"  {us:>9.3f} µs  {n:>4}  {'#' * max(1, round(40 * n / widest))}")
+    return lines
 
 
 def what_is_timed(spin: Spin) -> list[str]:

@@ -5,7 +5,9 @@ decode-like step (``relu(x @ w1) @ w2``, hidden size 4096, an inner size
 of 16384, bf16) allocates its intermediate and its output during capture.
 It is captured for the batch sizes 256, 128, 64, 32, 16, 8, 4, 2 and 1 (the
 largest first, as engines do), each from a static input of its own, after a
-warm-up on a side stream, in two ways:
+warm-up on the stream the captures then run on (cuBLAS keeps a workspace per
+handle and stream: warmed up on another stream, the first capture would
+allocate the capture stream's workspace into its private pool), in two ways:
 
 * **a pool per graph**: ``torch.cuda.graph(g)``, each capture with the
   private pool PyTorch gives it;
@@ -49,14 +51,14 @@ def child(way: str) -> None:
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for b in buckets:
-            step(inputs[b])  # the warm-up: cuBLAS's workspace and kernels
+            step(inputs[b])  # the warm-up: cuBLAS's kernels, and its workspace for this stream
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
     before = torch.cuda.memory_reserved()
     graphs, outputs, pool = {}, {}, None
     for b in buckets:
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g, pool=pool if way == "shared" else None):
+        with torch.cuda.graph(g, pool=pool if way == "shared" else None, stream=side):
             outputs[b] = step(inputs[b])
         if way == "shared" and pool is None:
             pool = g.pool()

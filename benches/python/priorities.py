@@ -7,7 +7,9 @@ floats) is queued on another stream, between two timing events, and the
 time from the first event to the second is its latency: how long the short
 kernel waited for SMs, plus its own run. The other stream has either the
 same priority (``torch.cuda.Stream(priority=0)``) or the highest
-(``priority=-1`` and below, ``torch.cuda.Stream.priority_range()``). Two
+(``priority=-1`` and below, ``torch.cuda.Stream.priority_range()``, which
+is PyTorch's own clamp to the levels it keeps; the device's range,
+``cudaDeviceGetStreamPriorityRange``, is printed beside it). Two
 kinds of long kernel: an elementwise multiply of 1 GiB (many short
 thread blocks, which free SMs all the time) and a bf16 matrix product of
 8192 x 8192 (cuBLAS's tiles, which hold their SMs longer). The short
@@ -24,6 +26,7 @@ import time
 
 import torch
 
+import cudart
 from common import header, require_cuda, text
 
 COMMAND = "python3 benches/python/priorities.py"
@@ -75,7 +78,13 @@ def main() -> int:
         work()
     y.add_(1)
     torch.cuda.synchronize()
-    print(f"Priorities of this device: {least} (lowest) to {greatest} (highest); the long work at 0.")
+    device_least, device_greatest = cudart.stream_priority_range()
+    print(
+        f"Priorities PyTorch offers (torch.cuda.Stream.priority_range): {least} (lowest) to {greatest} (highest); the long work at 0."
+    )
+    print(
+        f"Priorities of the device (cudaDeviceGetStreamPriorityRange): {device_least} (lowest) to {device_greatest} (highest)."
+    )
     print(f"{TRIALS} trials each; the short kernel's latency, median (least–most).")
     for name, work in kinds.items():
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

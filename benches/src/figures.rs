@@ -20,7 +20,8 @@ pub mod overlap;
 pub mod streams;
 mod timing;
 
-use gpu::{Backend, Device, DeviceOptions};
+use gpu::{Backend, Calibration, Device, DeviceOptions};
+use std::cell::RefCell;
 
 /// A figure drawn from one run on the virtual GPU, with what the run
 /// returned and its device (for its trace and race reports): what the
@@ -34,10 +35,49 @@ pub struct Live<T> {
     pub device: gpu::Device,
 }
 
-/// A fresh virtual GPU with the default (H200) calibration that prints nothing.
-fn virtual_device() -> gpu::Result<Device> {
+thread_local! {
+    /// Where this thread's live figures run: see [`run_on`].
+    static ON: RefCell<On> = const { RefCell::new(On::Virtual(None)) };
+}
+
+/// Where the live figures' scenarios run.
+#[derive(Clone, Debug)]
+pub enum On {
+    /// A fresh virtual GPU, with this cost table (`None`: the default,
+    /// `GPU_CALIBRATION` or the H200's built-in table).
+    Virtual(Option<Box<Calibration>>),
+    /// A fresh device of the CUDA backend: a real GPU; `timed`, every
+    /// operation timed with events (GPU spans in the trace, a few µs of
+    /// CPU per call more).
+    Cuda {
+        /// Whether the trace has GPU spans.
+        timed: bool,
+    },
+}
+
+/// Runs `f` with every live figure's scenario opened on `on` rather than the
+/// virtual GPU with its default table (on this thread, until `f` returns):
+/// how the book's predictions are posed to a real GPU
+/// (`widgets/examples/predictions_on_gpu.rs`), or to the virtual GPU with
+/// another host's CPU costs.
+pub fn run_on<T>(on: On, f: impl FnOnce() -> T) -> T {
+    let before = ON.with(|cell| cell.replace(on));
+    let out = f();
+    ON.with(|cell| cell.replace(before));
+    out
+}
+
+/// A fresh device for a live figure that prints nothing: the virtual GPU
+/// with the default (H200) calibration, unless [`run_on`] chose another.
+pub fn live_device() -> gpu::Result<Device> {
+    let (backend, calibration, gpu_timing) = match ON.with(|cell| cell.borrow().clone()) {
+        On::Virtual(calibration) => (Backend::Virtual, calibration.map(|c| *c), false),
+        On::Cuda { timed } => (Backend::Cuda, None, timed),
+    };
     Device::with_options(DeviceOptions {
-        backend: Backend::Virtual,
+        backend,
+        calibration,
+        gpu_timing,
         quiet: true,
         ..DeviceOptions::default()
     })

@@ -51,6 +51,7 @@ pub mod cpu_gpu;
 mod date;
 pub mod default_stream;
 mod driver;
+pub mod fidelity;
 pub mod figures;
 pub mod graphs;
 mod header;

@@ -268,7 +268,10 @@ impl VirtualGpu {
         // Every kernel pays the grid's launch and drain on top of its work
         // (the H200 ran 2, 5, 10 and 50 µs spins in 3.42, 6.45, 11.45 and
         // 51.5 µs: `cpu_gpu_launch_bound.txt`), not a floor under it.
-        kernel.pad_ns().saturating_add(work as u64).saturating_add(min)
+        kernel
+            .pad_ns()
+            .saturating_add(work as u64)
+            .saturating_add(min)
     }
 
     fn copy_ns(bytes: usize, bytes_per_ns: f64) -> u64 {

@@ -3,7 +3,7 @@
 //! gate, launch-bound (2 µs kernels) and compute-bound (10 µs kernels); the
 //! same drawing for any kernel and count (the chapter's live timeline).
 
-use super::{Live, virtual_device};
+use super::{Live, live_device};
 use crate::cpu_gpu::{Pipeline, pipeline};
 use crate::duration_text;
 use gpu::{OpKind, Result, SvgOptions};
@@ -24,7 +24,7 @@ pub(super) fn launch_loop() -> String {
 /// and draws its second loop (the one timed from an idle GPU), from the first
 /// launch to the end of the `synchronize` after the last.
 pub fn live(kernel: Duration, count: usize) -> Result<Live<Pipeline>> {
-    let device = virtual_device()?;
+    let device = live_device()?;
     let stream = device.new_stream()?;
     let run = pipeline(&device, &stream, kernel, count)?;
     let trace = device.trace();

@@ -2,14 +2,14 @@
 //! [`crate::default_stream::stray_kernel`] on the virtual GPU, both runs in
 //! one window.
 
-use super::virtual_device;
+use super::live_device;
 use crate::default_stream::stray_kernel;
 use gpu::{OpKind, SvgOptions};
 
 /// The figure: from the first kernel of the first run to the end of the
 /// second.
 pub(super) fn stray() -> String {
-    let device = virtual_device().expect("the virtual GPU opens");
+    let device = live_device().expect("the virtual GPU opens");
     stray_kernel(&device).expect("the runs fit on the virtual GPU");
     let mut trace = device.trace();
     // The flag is freed when the scenario returns: teardown, not the pattern.

@@ -7,7 +7,7 @@
 //! run on two streams, then replayed from a graph captured on one stream and
 //! from one captured across both.
 
-use super::{Live, virtual_device};
+use super::{Live, live_device};
 use crate::duration_text;
 use crate::graphs::fork::{CHAIN, KERNEL, capture_two_chains};
 use crate::graphs::{Error, KernelStep, Timing, kernel_step};
@@ -26,7 +26,7 @@ pub const KERNELS: KernelStep = KernelStep {
 /// the timed run, from its first call until the stream is idle (and a
 /// margin after, none before: the warm-up ends there).
 pub fn live(step: &KernelStep) -> Result<Live<Timing>, Error> {
-    let device = virtual_device()?;
+    let device = live_device()?;
     let stream = device.new_stream()?;
     let run = kernel_step(&device, &stream, step, 1)?;
     let end = device.now().as_nanos() as u64;

@@ -3,7 +3,7 @@
 //! every step, and with one wait per window; and the same drawing for any
 //! set of the loop's hidden [`Syncs`] (the chapter's live timeline).
 
-use super::{Live, virtual_device};
+use super::{Live, live_device};
 use crate::sync_loop::{self, LoopConfig, Sync, SyncedRun, Syncs};
 use gpu::{Result, SvgOptions};
 use std::time::Duration;
@@ -39,7 +39,7 @@ fn figure(sync: Sync) -> String {
 /// Runs [`CONFIG`]'s loop with `syncs` on a fresh virtual GPU and draws it,
 /// from the first step to the end of the GPU's work, with a margin.
 pub fn live(syncs: &Syncs) -> Result<Live<SyncedRun>> {
-    let device = virtual_device()?;
+    let device = live_device()?;
     let s = device.new_stream()?;
     let decoder = sync_loop::decoder(&s, &CONFIG)?;
     device.clear_trace();

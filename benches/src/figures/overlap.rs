@@ -4,7 +4,7 @@
 //! from the third step on; and the same drawing for any GPU and CPU time per
 //! step (the chapter's live timeline), the window scaled with the step.
 
-use super::{Live, virtual_device};
+use super::{Live, live_device};
 use crate::sampling::{Loop, launches, run};
 use gpu::{Result, SvgOptions, Trace};
 use std::time::Duration;
@@ -19,7 +19,7 @@ const TOKENS: usize = 12;
 /// GPU and draws it from just before the third step's launch, for 24/7 of a
 /// naive step (12 ms at the figures' step).
 pub fn live(which: Loop, gpu: Duration, cpu: Duration) -> Result<Live<Trace>> {
-    let device = virtual_device()?;
+    let device = live_device()?;
     let trace = run(&device, which, gpu, cpu, TOKENS)?;
     let start = launches(&trace)[2] - 100_000;
     let window = (gpu + cpu).as_nanos() as u64 * 24 / 7;

@@ -2,7 +2,7 @@
 //! memory and summed, on one stream and on a copy and a compute stream; and
 //! the same drawing for any [`Schedule`] (the chapter's live timeline).
 
-use super::{Live, virtual_device};
+use super::{Live, live_device};
 use crate::streams::{Run, Schedule, Source, schedule};
 use gpu::{OpKind, Result, SvgOptions};
 
@@ -28,7 +28,7 @@ const SERIAL: Schedule = Schedule {
 /// Runs `plan` on a fresh virtual GPU and draws it: from just before the
 /// first chunk's copy, for 2.7 ms or until the run ends.
 pub fn live(plan: &Schedule) -> Result<Live<Run>> {
-    let device = virtual_device()?;
+    let device = live_device()?;
     let run = schedule(&device, plan)?;
     let mut trace = device.trace();
     // The pinned chunks are freed when the run ends: teardown, not the

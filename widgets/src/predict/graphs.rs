@@ -6,9 +6,10 @@
 use super::{Opt, Outcome, Parameter, Part, Prediction, banded, view};
 use crate::timeline::{busy, is_kernel, length};
 use crate::view::{Error, percent, time};
-use gpu::{Backend, Device, DeviceOptions, SvgOptions};
+use gpu::SvgOptions;
 use std::time::Duration;
 use workbook_benches::figures::graphs::{KERNELS, live};
+use workbook_benches::figures::live_device;
 use workbook_benches::graphs::KernelStep;
 
 pub(super) const PREDICTIONS: &[Prediction] = &[
@@ -245,11 +246,7 @@ fn capture_program(call: &str) -> String {
 }
 
 fn capture(call: &str) -> Result<Outcome, Error> {
-    let device = Device::with_options(DeviceOptions {
-        backend: Backend::Virtual,
-        quiet: true,
-        ..DeviceOptions::default()
-    })?;
+    let device = live_device()?;
     let stream = device.new_stream()?;
     stream.begin_capture()?;
     stream.spin(Duration::from_micros(10))?;
