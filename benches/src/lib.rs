@@ -56,6 +56,7 @@ pub mod figures;
 pub mod graphs;
 mod header;
 pub mod hidden_syncs;
+pub mod hosts;
 // Not for the browser (the widgets build this crate for wasm32): it reads
 // the real clock, which `gpu::measure_launches` does not do there.
 #[cfg(not(target_arch = "wasm32"))]

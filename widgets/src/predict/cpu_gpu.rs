@@ -16,8 +16,8 @@ const COUNT: usize = 20;
 /// The kernel lengths the reader picks from, µs.
 const KERNELS: &[Opt] = &[
     Opt {
-        value: "2",
-        label: "2 µs kernels",
+        value: "0",
+        label: "empty kernels",
     },
     Opt {
         value: "10",
@@ -32,8 +32,8 @@ const KERNELS: &[Opt] = &[
 /// The kernel lengths of the `synchronize` prediction, µs.
 const SYNC_KERNELS: &[Opt] = &[
     Opt {
-        value: "2",
-        label: "2 µs kernels",
+        value: "0",
+        label: "empty kernels",
     },
     Opt {
         value: "5",
@@ -153,8 +153,12 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
 
 /// The loop, as `pipeline` times it from an idle GPU.
 fn program(kernel: &str) -> String {
+    let (what, length) = match kernel {
+        "0" => ("an empty kernel".to_string(), "Duration::ZERO".to_string()),
+        us => (format!("a {us} µs kernel"), format!("Duration::from_micros({us})")),
+    };
     format!(
-        "// {COUNT} launches of a {kernel} µs kernel on an idle GPU (cpu_gpu::pipeline)\nlet t0 = device.now();\nfor _ in 0..{COUNT} {{\n    stream.spin(Duration::from_micros({kernel}))?;\n}}\nstream.synchronize()?;\nlet wall = device.now() - t0;"
+        "// {COUNT} launches of {what} on an idle GPU (cpu_gpu::pipeline)\nlet t0 = device.now();\nfor _ in 0..{COUNT} {{\n    stream.spin({length})?;\n}}\nstream.synchronize()?;\nlet wall = device.now() - t0;"
     )
 }
 
@@ -192,7 +196,7 @@ fn bound(kernel: &str) -> Result<Outcome, Error> {
                     "Each launch costs the CPU more than its kernel runs: ΣCPU {cpu} is larger than ΣGPU {gpu}, so the GPU idles between kernels."
                 ),
                 false => format!(
-                    "A launch costs the CPU about 4 µs whatever the kernel does; here ΣCPU is {cpu}, less than ΣGPU {gpu}, so the GPU never waits for a launch."
+                    "A launch costs the CPU a few µs whatever the kernel does; here ΣCPU is {cpu}, less than ΣGPU {gpu}, so the GPU never waits for a launch."
                 ),
             },
             match p.launch_bound() {

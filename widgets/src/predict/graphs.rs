@@ -54,7 +54,7 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
     Prediction {
         id: "graphs-idle",
         chapter: "cuda-graphs",
-        question: "200 kernels launched one by one: is the GPU idle for more than half of the step?",
+        question: "200 kernels launched one by one: is the GPU idle for more than a quarter of the step?",
         parameter: Parameter {
             label: "GPU time per kernel",
             options: &[
@@ -70,7 +70,7 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
         },
         parts: &[Part {
             name: "idle",
-            question: "Is the GPU idle more than half the time?",
+            question: "Is the GPU idle more than a quarter of the time?",
             options: &[
                 Opt {
                     value: "yes",
@@ -210,7 +210,7 @@ fn idle(us: &str) -> Result<Outcome, Error> {
     let (drawn, gpu) = step("eager", us)?;
     let (submit, total) = (drawn.run.submit.median, drawn.run.total.median);
     let idle = percent(total - gpu, total);
-    let mostly_idle = gpu < total / 2.0;
+    let mostly_idle = gpu < total * 0.75;
     let says = match mostly_idle {
         true => vec![
             format!(
