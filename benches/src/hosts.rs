@@ -54,7 +54,8 @@ struct File {
 
 /// Every host seen, the built-in table's first.
 pub fn hosts() -> Vec<Host> {
-    let file: File = serde_json::from_str(HOSTS_JSON).expect("gpu/calibration/h200-hosts.json parses");
+    let file: File =
+        serde_json::from_str(HOSTS_JSON).expect("gpu/calibration/h200-hosts.json parses");
     file.hosts
 }
 
@@ -74,8 +75,17 @@ pub fn spread() -> BTreeMap<&'static str, (u64, u64)> {
         .iter()
         .map(|&entry| {
             let seen = hosts.iter().filter_map(|h| h.costs.get(entry).copied());
-            let least = seen.clone().min().expect("the built-in host has every entry");
-            (entry, (least, seen.max().expect("the built-in host has every entry")))
+            let least = seen
+                .clone()
+                .min()
+                .expect("the built-in host has every entry");
+            (
+                entry,
+                (
+                    least,
+                    seen.max().expect("the built-in host has every entry"),
+                ),
+            )
         })
         .collect()
 }
@@ -91,7 +101,8 @@ pub fn at(end: End) -> Calibration {
         };
         table[entry] = ns.into();
     }
-    table["source"] = format!("the built-in table, its CPU side at the {end:?} end of the hosts seen").into();
+    table["source"] =
+        format!("the built-in table, its CPU side at the {end:?} end of the hosts seen").into();
     serde_json::from_value(table).expect("the table parses with its CPU side changed")
 }
 

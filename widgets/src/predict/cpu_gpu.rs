@@ -155,7 +155,10 @@ pub(super) const PREDICTIONS: &[Prediction] = &[
 fn program(kernel: &str) -> String {
     let (what, length) = match kernel {
         "0" => ("an empty kernel".to_string(), "Duration::ZERO".to_string()),
-        us => (format!("a {us} µs kernel"), format!("Duration::from_micros({us})")),
+        us => (
+            format!("a {us} µs kernel"),
+            format!("Duration::from_micros({us})"),
+        ),
     };
     format!(
         "// {COUNT} launches of {what} on an idle GPU (cpu_gpu::pipeline)\nlet t0 = device.now();\nfor _ in 0..{COUNT} {{\n    stream.spin({length})?;\n}}\nstream.synchronize()?;\nlet wall = device.now() - t0;"

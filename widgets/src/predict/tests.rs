@@ -222,5 +222,8 @@ fn every_answer_holds_on_every_host_seen() {
             }
         }
     }
-    assert!(flips.is_empty(), "answers that change with the host: {flips:#?}");
+    assert!(
+        flips.is_empty(),
+        "answers that change with the host: {flips:#?}"
+    );
 }
