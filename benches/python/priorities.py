@@ -20,6 +20,7 @@ kernel alone on an idle GPU is the baseline.
 Needs PyTorch with CUDA and a GPU; the header says what it ran on.
 """
 
+import ctypes
 import statistics
 import sys
 import time
@@ -33,6 +34,14 @@ COMMAND = "python3 benches/python/priorities.py"
 TRIALS = 20
 LONG_KERNELS = 12
 HEAD_START_S = 0.003
+
+
+def device_priority_range() -> tuple[int, int]:
+    """The device's own stream priorities (``cudaDeviceGetStreamPriorityRange``): least, greatest."""
+    least, greatest = ctypes.c_int(), ctypes.c_int()
+    result = cudart._lib.cudaDeviceGetStreamPriorityRange(ctypes.byref(least), ctypes.byref(greatest))
+    cudart.check(result, "cudaDeviceGetStreamPriorityRange")
+    return least.value, greatest.value
 
 
 def latency_ns(short: torch.cuda.Stream, long_work, y: torch.Tensor, low: torch.cuda.Stream | None) -> float:
@@ -78,7 +87,7 @@ def main() -> int:
         work()
     y.add_(1)
     torch.cuda.synchronize()
-    device_least, device_greatest = cudart.stream_priority_range()
+    device_least, device_greatest = device_priority_range()
     print(
         f"Priorities PyTorch offers (torch.cuda.Stream.priority_range): {least} (lowest) to {greatest} (highest); the long work at 0."
     )

@@ -134,4 +134,6 @@ pub fn render_json(name: &str, params: &str) -> Result<String, Error> {
 }
 
 #[cfg(test)]
+mod measured;
+#[cfg(test)]
 mod tests;
