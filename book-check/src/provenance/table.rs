@@ -11,6 +11,9 @@ pub const RUNTIME: &[&str] = &[
     "gpu/src",
     ":!gpu/src/virt",
     ":!gpu/src/virt.rs",
+    // `gpu::measure`, which only `calibrate` runs (its `launches` module,
+    // which `launch_overhead` runs too, stays).
+    ":!gpu/src/measure.rs",
     ":!gpu/src/remote",
     ":!gpu/src/remote.rs",
     ":!gpu/src/no_remote.rs",
@@ -255,7 +258,11 @@ pub const MEASURED: &[Measured] = &[
     // The calibration prints the built-in table beside what it measures.
     gpu(
         "gpu-calibrate.txt",
-        &["gpu/examples/calibrate.rs", "gpu/calibration/h200.json"],
+        &[
+            "gpu/examples/calibrate.rs",
+            "gpu/calibration/h200.json",
+            "gpu/src/measure.rs",
+        ],
     ),
     gpu("gpu-staging.txt", &["gpu/examples/staging.rs"]),
     gpu("gpu-tour.txt", &["gpu/examples/tour.rs"]),
