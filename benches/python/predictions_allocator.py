@@ -11,7 +11,8 @@ so that every ``malloc`` meets a fresh allocator:
 * **allocator-stream**: ``x = malloc(1 MiB, s0)``, ``free(x)``, then
   ``y = malloc(1 MiB)`` on s1 or on s0; whether ``y.data_ptr()`` is ``x``'s;
 * **allocator-record**: ``x = malloc(1 MiB, s0)``; s1 waits for s0 and runs a
-  20 ms reader of ``x`` (``torch.cuda._sleep``, then a sum); with
+  200 ms reader of ``x`` (``torch.cuda._sleep``, then a sum; its kernels
+  loaded before, as a first launch takes milliseconds); with
   ``x.record_stream(s1)`` or without; ``free(x)``, then at once
   ``malloc(1 MiB, s0)``: ``x``'s block again (``free``) or other memory
   (``pending``).
@@ -84,12 +85,14 @@ def record(value: str) -> tuple[str, str]:
     spin = Spin()
     s0 = torch.cuda.Stream()
     s1 = torch.cuda.Stream()
+    torch.ones(4, device="cuda").sum()  # loads the kernels, whose first launch takes milliseconds
+    torch.cuda.synchronize()
     with torch.cuda.stream(s0):
         x = torch.ones(MIB // 4, device="cuda")
         address = x.data_ptr()
     s1.wait_stream(s0)
     with torch.cuda.stream(s1):
-        spin(20.0)  # s1 reads x in a long kernel, still running at the free
+        spin(200.0)  # s1 reads x in a long kernel, still running at the free
         total = x.sum()
     if value == "record":
         x.record_stream(s1)

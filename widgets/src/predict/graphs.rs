@@ -166,9 +166,15 @@ fn step(
         length: Duration::from_micros(us),
         replay: mode == "replay",
     })?;
-    let total = drawn.run.total.median;
     let trace = drawn.device.trace();
-    let started = drawn.device.now().as_nanos() as u64 - total as u64;
+    // The timed run's kernels: the last `count` (a warm-up ran before).
+    // Its start is read from the trace, not from the clock now, which on a
+    // real GPU has moved on while the run was drawn.
+    let kernels: Vec<_> = trace.entries.iter().filter(|e| is_kernel(e)).collect();
+    let started = kernels
+        .len()
+        .checked_sub(KERNELS.count)
+        .map_or(0, |first| kernels[first].cpu_start_ns);
     let gpu = length(&busy(&trace, |e| is_kernel(e) && e.cpu_start_ns >= started)) as f64;
     Ok((drawn, gpu))
 }
