@@ -19,8 +19,8 @@ so that every ``malloc`` meets a fresh allocator:
 
     python3 benches/python/predictions_allocator.py > chapters/measurements/torch_predictions_allocator.txt
 
-The widgets' tests hold the model's answers to this file. Needs PyTorch with
-CUDA and a GPU; the header says what it ran on.
+Each answer should be the page's. Needs PyTorch with CUDA and a GPU; the
+header says what it ran on.
 """
 
 import subprocess

@@ -15,9 +15,8 @@
 //! cargo run --release -p workbook-benches --example fidelity
 //! ```
 //!
-//! writes `chapters/measurements/fidelity.txt`; a test of this module fails
-//! when the file's virtual column is not what the virtual GPU gives now, or a
-//! GPU-side row is outside the tolerance.
+//! prints the table, each GPU-side row to be within [`GPU_TOLERANCE`] of the
+//! GPU's figure.
 
 use crate::{allocator, cpu_gpu, duration_text, graphs, sampling, streams, sync_loop};
 use gpu::Device;
@@ -303,49 +302,6 @@ pub fn read(text: &str) -> std::result::Result<Vec<Line>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu::{Backend, DeviceOptions};
-
-    fn virtual_gpu(_timed: bool) -> gpu::Result<Device> {
-        Device::with_options(DeviceOptions {
-            backend: Backend::Virtual,
-            quiet: true,
-            ..DeviceOptions::default()
-        })
-    }
-
-    #[test]
-    fn the_committed_table_is_the_virtual_gpu_of_now_and_holds_its_gpu_rows() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../chapters/measurements/fidelity.txt"
-        );
-        let text = std::fs::read_to_string(path).expect("the fidelity table is committed");
-        let lines = read(&text).unwrap();
-        let now = rows(&virtual_gpu).unwrap();
-        let names: Vec<&str> = lines.iter().map(|l| l.name.as_str()).collect();
-        let want: Vec<&str> = now.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(
-            names, want,
-            "`{path}`: its rows are not the scenarios of now; measure it again on the GPU"
-        );
-        for (line, now) in lines.iter().zip(&now) {
-            assert_eq!(
-                (line.side.as_str(), line.model.as_str()),
-                (now.side.word(), duration_text(now.ns).as_str()),
-                "`{path}`, `{}`: the virtual GPU gives another figure now; measure the table again on the GPU (`cargo run --release -p workbook-benches --example fidelity`)",
-                line.name
-            );
-            if now.side == Side::Gpu {
-                assert!(
-                    (line.ratio - 1.0).abs() <= GPU_TOLERANCE,
-                    "`{}`: the virtual GPU is {:.2} times the GPU's figure, outside ±{}%",
-                    line.name,
-                    line.ratio,
-                    GPU_TOLERANCE * 100.0
-                );
-            }
-        }
-    }
 
     #[test]
     fn a_table_reads_back_what_it_printed() {

@@ -9,9 +9,7 @@
 //! cargo run --release -p workbook-widgets --example predictions_on_gpu
 //! ```
 //!
-//! Its output is `chapters/measurements/predictions_on_gpu.txt`; the
-//! widgets' tests hold the model's answers to its virtual column and ask
-//! that every row says `same`.
+//! Every row should say `same`: the virtual GPU and the GPU agree.
 
 use gpu::{Backend, Device, DeviceOptions};
 use std::process::ExitCode;

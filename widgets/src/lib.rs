@@ -134,6 +134,4 @@ pub fn render_json(name: &str, params: &str) -> Result<String, Error> {
 }
 
 #[cfg(test)]
-mod measured;
-#[cfg(test)]
 mod tests;

@@ -136,54 +136,6 @@ pub const MEASURED: &[Measured] = &[
             "benches/src/cpu_gpu.rs",
         ],
     ),
-    // The GPU's column and the virtual GPU's, of every scenario below.
-    benches(
-        "fidelity.txt",
-        &[
-            "benches/examples/fidelity.rs",
-            "benches/src/fidelity.rs",
-            "benches/src/allocator.rs",
-            "benches/src/cpu_gpu.rs",
-            "benches/src/driver.rs",
-            "benches/src/graphs.rs",
-            "benches/src/graphs",
-            "benches/src/sampling.rs",
-            "benches/src/streams.rs",
-            "benches/src/streams",
-            "benches/src/sync_loop.rs",
-            "gpu/src/virt.rs",
-            "gpu/src/virt",
-            "gpu/calibration/h200.json",
-            "solutions/101-caching-allocator/src",
-            "solutions/102-overlap-sampler/src",
-            "solutions/103-graph-static-buffers/src",
-        ],
-    ),
-    // Every prediction posed to the GPU, its answer beside the model's.
-    benches(
-        "predictions_on_gpu.txt",
-        &[
-            "widgets/examples/predictions_on_gpu.rs",
-            "widgets/src/predict.rs",
-            "widgets/src/predict",
-            "widgets/src/view.rs",
-            "widgets/src/timeline.rs",
-            "benches/src/figures.rs",
-            "benches/src/figures",
-            "benches/src/cpu_gpu.rs",
-            "benches/src/graphs.rs",
-            "benches/src/graphs",
-            "benches/src/sampling.rs",
-            "benches/src/streams.rs",
-            "benches/src/streams",
-            "benches/src/sync_loop.rs",
-            "gpu/src/virt.rs",
-            "gpu/src/virt",
-            "gpu/calibration/h200.json",
-            "solutions/102-overlap-sampler/src",
-            "solutions/103-graph-static-buffers/src",
-        ],
-    ),
     benches(
         "graphs_replay.txt",
         &[
@@ -321,10 +273,6 @@ pub const MEASURED: &[Measured] = &[
     python(
         "torch_priorities.txt",
         &["benches/python/priorities.py", "benches/python/cudart.py"],
-    ),
-    python(
-        "torch_predictions_allocator.txt",
-        &["benches/python/predictions_allocator.py"],
     ),
 ];
 
