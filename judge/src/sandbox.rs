@@ -64,6 +64,8 @@ pub(crate) struct Sandbox {
     /// The control groups sandboxes get theirs under (none where the
     /// layer is not in force).
     cgroups: cgroup::Hierarchies,
+    /// What every sandbox of each kind may use on this machine, found once.
+    allowed: allowances::ByKind,
 }
 
 impl Default for Sandbox {
@@ -86,8 +88,9 @@ impl Sandbox {
             (Some(_), false) => cgroup::Hierarchies::find(),
             _ => cgroup::Hierarchies::default(),
         };
+        let allowed = allowances::ByKind::find();
         let layers = match &launcher {
-            Some(launcher) => probe(launcher, &config, &cgroups),
+            Some(launcher) => probe(launcher, &config, &cgroups, &allowed),
             None => Layers::off(),
         };
         if !layers.cgroup {
@@ -98,6 +101,7 @@ impl Sandbox {
             layers,
             launcher,
             cgroups,
+            allowed,
         }
     }
 
@@ -135,15 +139,10 @@ impl Sandbox {
                 clears_environment: false,
             };
         };
-        let (decided, scope) = decide(grant, command, &self.config, self.user(), &self.cgroups);
-        let policy = decided.policy;
+        let (decided, scope) = decide(grant, command, &self.config, self.user(), self.into());
         Confined {
-            command: wrapped(command, launcher, &policy, decided.environment),
-            // A build applies no rules of its own: only a harness or an
-            // agent, once its device is open.
-            lockdown: (grant.kind != Kind::Build)
-                .then(|| lockdown(&policy))
-                .flatten(),
+            command: wrapped(command, launcher, &decided.policy, decided.environment),
+            lockdown: decided.lockdown,
             home,
             scope,
             clears_environment: true,
@@ -182,24 +181,42 @@ impl Sandbox {
     }
 }
 
-/// The policy and the environment of `command` granted `grant`, under
-/// `config`'s limits, as `user`, in a new scope of `cgroups` (returned: the
-/// groups live as long as it), with what every sandbox of its kind may
-/// use: the one place a policy is made.
+/// The policy, the environment and the lockdown rules of `command` granted
+/// `grant`, under `config`'s limits, as `user`, in a new scope of
+/// `machine`'s control groups (returned: the groups live as long as it),
+/// with what every sandbox of its kind may use on it: the one place a
+/// policy is made.
 fn decide(
     grant: &Grant,
     command: &Command,
     config: &Config,
     user: Option<User>,
-    cgroups: &cgroup::Hierarchies,
+    machine: Machine<'_>,
 ) -> (policy::Decided, Option<cgroup::Scope>) {
-    let allowed = allowances::Allowed::of(grant.kind);
+    let (cgroups, allowed) = (machine.cgroups, machine.allowed.of(grant.kind));
     let scope = cgroups.scope(&config.limits);
     let groups = scope
         .as_ref()
         .map(|scope| (scope.dirs(), cgroups.counts_processes()));
-    let decided = grant.decide(command, config.limits, user, &allowed, groups);
+    let decided = grant.decide(command, config.limits, user, allowed, groups);
     (decided, scope)
+}
+
+/// What a sandbox is decided on, of this machine's: its control groups and
+/// what each kind may use.
+#[derive(Clone, Copy)]
+struct Machine<'a> {
+    cgroups: &'a cgroup::Hierarchies,
+    allowed: &'a allowances::ByKind,
+}
+
+impl<'a> From<&'a Sandbox> for Machine<'a> {
+    fn from(sandbox: &'a Sandbox) -> Self {
+        Self {
+            cgroups: &sandbox.cgroups,
+            allowed: &sandbox.allowed,
+        }
+    }
 }
 
 /// `command` run by the launcher `launcher` with `policy`, in
@@ -224,17 +241,6 @@ fn wrapped(
     let mut wrapped = copy(command, launcher.as_os_str(), &program);
     wrapped.env_clear().envs(environment);
     wrapped
-}
-
-/// The landlock rules a harness or an agent under `policy` applies to
-/// itself once its device is open: the launcher's, less `/proc`
-/// ([`judge_harness::lockdown`] says why); none where the layer is left out.
-fn lockdown(policy: &Policy) -> Option<judge_harness::Lockdown> {
-    if policy.omits("landlock") || policy.omits("harness") {
-        return None;
-    }
-    let rules = fs_rules::lockdown(policy);
-    Some(rules.without_write(Path::new(allowances::PROC)))
 }
 
 /// One build's or run's sandbox, decided once ([`Sandbox::confine`]).
@@ -314,7 +320,12 @@ fn copy(command: &Command, program: &std::ffi::OsStr, before: &[std::ffi::OsStri
 
 /// What the launcher puts in place on this machine, as it reports with
 /// `--probe`; nothing in force when it cannot run.
-fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Layers {
+fn probe(
+    launcher: &Path,
+    config: &Config,
+    cgroups: &cgroup::Hierarchies,
+    allowed: &allowances::ByKind,
+) -> Layers {
     // A folder of its own: the disk layer walks the home of what it
     // sandboxes, and the machine's temporary folder may hold anything.
     let Ok(own) = tempfile::Builder::new().prefix("judge-probe-").tempdir() else {
@@ -335,7 +346,7 @@ fn probe(launcher: &Path, config: &Config, cgroups: &cgroup::Hierarchies) -> Lay
         &Command::new(launcher),
         config,
         Some(config.user),
-        cgroups,
+        Machine { cgroups, allowed },
     );
     let json = serde_json::to_string(&decided.policy).expect("a policy serializes");
     let output = Command::new(launcher)

@@ -83,7 +83,8 @@ pub(crate) enum Kind {
 }
 
 /// What every sandbox of a kind may use besides its grant, found once for
-/// each sandbox ([`Allowed::of`]) and read by its policy and environment.
+/// each kind ([`Allowed::of`], kept in [`ByKind`]) and read by a sandbox's
+/// policy and environment.
 #[derive(Clone, Debug)]
 pub(crate) struct Allowed {
     /// What it may read: the system, and the toolchain or CUDA by kind.
@@ -115,6 +116,36 @@ impl Allowed {
             devices,
             cuda,
             homes: toolchain_homes(),
+        }
+    }
+}
+
+/// What each kind may use on this machine, found once when the judge makes
+/// its sandbox (the machine's files and devices do not change under it),
+/// not again for every build and run.
+#[derive(Clone, Debug)]
+pub(crate) struct ByKind {
+    build: Allowed,
+    run: Allowed,
+    agent: Allowed,
+}
+
+impl ByKind {
+    /// What each kind may use on this machine.
+    pub(crate) fn find() -> Self {
+        Self {
+            build: Allowed::of(Kind::Build),
+            run: Allowed::of(Kind::Run),
+            agent: Allowed::of(Kind::Agent),
+        }
+    }
+
+    /// What `kind` may use.
+    pub(crate) fn of(&self, kind: Kind) -> &Allowed {
+        match kind {
+            Kind::Build => &self.build,
+            Kind::Run => &self.run,
+            Kind::Agent => &self.agent,
         }
     }
 }

@@ -8,19 +8,9 @@
 //! which a harness applies once more to itself.
 
 use crate::sandbox::policy::Policy;
-use judge_harness::Lockdown;
 use judge_harness::lockdown::Restricted;
 
 /// Restricts this process (and what it starts) to `policy`'s files.
 pub(crate) fn restrict(policy: &Policy) -> Result<Restricted, landlock::RulesetError> {
-    lockdown(policy).apply()
-}
-
-/// The landlock rules of `policy`.
-pub(crate) fn lockdown(policy: &Policy) -> Lockdown {
-    Lockdown {
-        read: policy.read.clone(),
-        write: policy.write.clone(),
-        devices: policy.devices.clone(),
-    }
+    policy.lockdown().apply()
 }

@@ -76,6 +76,15 @@ impl Policy {
     pub(crate) fn omits(&self, layer: &str) -> bool {
         self.omit.iter().any(|l| l == layer)
     }
+
+    /// Its landlock rules: what it may read and write, and its device files.
+    pub(crate) fn lockdown(&self) -> judge_harness::Lockdown {
+        judge_harness::Lockdown {
+            read: self.read.clone(),
+            write: self.write.clone(),
+            devices: self.devices.clone(),
+        }
+    }
 }
 
 /// The layers `JUDGE_SANDBOX_OMIT` names.
@@ -127,6 +136,11 @@ pub(crate) struct Decided {
     pub(crate) policy: Policy,
     /// The command's environment, whole.
     pub(crate) environment: Vec<(OsString, OsString)>,
+    /// The landlock rules a harness or an agent applies to itself once its
+    /// device is open: the launcher's, less `/proc`
+    /// ([`judge_harness::lockdown`] says why); none for a build (it applies
+    /// no rules of its own) or where the layer is left out.
+    pub(crate) lockdown: Option<judge_harness::Lockdown>,
 }
 
 impl Grant {
@@ -147,9 +161,13 @@ impl Grant {
             policy.cgroups = dirs;
             policy.processes_counted = counted;
         }
+        let lockdown =
+            (self.kind != Kind::Build && !policy.omits("landlock") && !policy.omits("harness"))
+                .then(|| policy.lockdown().without_write(Path::new(allowances::PROC)));
         Decided {
-            policy,
             environment: environment(command, &self.home, &allowed.homes),
+            lockdown,
+            policy,
         }
     }
 
@@ -269,9 +287,8 @@ fn kept(key: &OsStr) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn an_agent_gets_a_pid_namespace_and_no_gpu() {
-        let grant = |kind| Grant {
+    fn grant(kind: Kind) -> Grant {
+        Grant {
             kind,
             read: Vec::new(),
             write: Vec::new(),
@@ -279,7 +296,38 @@ mod tests {
             deadline: None,
             as_user: true,
             quota: Some(Vec::new()),
+        }
+    }
+
+    #[test]
+    fn a_harness_locks_itself_to_its_policy_less_proc_and_a_build_not_at_all() {
+        let proc = PathBuf::from(allowances::PROC);
+        let decide = |kind| {
+            let grant = Grant {
+                write: vec![proc.clone()],
+                ..grant(kind)
+            };
+            let allowed = Allowed::of(kind);
+            grant.decide(
+                &Command::new("true"),
+                Limits::default(),
+                None,
+                &allowed,
+                None,
+            )
         };
+        let run = decide(Kind::Run);
+        let rules = run.lockdown.expect("a harness applies rules of its own");
+        assert!(run.policy.write.contains(&proc) && !rules.write.contains(&proc));
+        assert_eq!(
+            (rules.read, rules.devices),
+            (run.policy.read, run.policy.devices)
+        );
+        assert!(decide(Kind::Build).lockdown.is_none());
+    }
+
+    #[test]
+    fn an_agent_gets_a_pid_namespace_and_no_gpu() {
         let agent = grant(Kind::Agent).policy(Limits::default(), None, &Allowed::of(Kind::Agent));
         assert!(agent.pid_namespace && !agent.fresh_proc);
         assert!(
