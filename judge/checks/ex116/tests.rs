@@ -58,6 +58,7 @@ fn each_wait_in_a_step_is_named_by_its_kind() {
         (reads_predictions, "reads_predictions"),
         (elapsed_in_step, "elapsed_in_step"),
         (synchronizes_each_step, "synchronizes_each_step"),
+        (shallow_ring, "shallow_ring"),
     ] {
         STAND_IN.fails(new, "the_step_only_queues_work", snapshot);
         STAND_IN.fails(

@@ -18,7 +18,7 @@ pub(super) fn the_step_only_queues_work(ctx: &Ctx) -> Result<(), Failure> {
 
 /// The check on the trace of one run.
 pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
-    let mut found: Vec<(&TraceEntry, CallSite, String)> = Vec::new();
+    let mut found: Vec<(&TraceEntry, CallSite, String, bool)> = Vec::new();
     for step in &run.steps {
         for (i, e) in step
             .iter()
@@ -26,15 +26,16 @@ pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
             .filter(|(_, e)| e.blocking.is_some())
         {
             let (site, what) = located(&step[..i], e);
-            if !found.iter().any(|(f, s, _)| *s == site && f.op == e.op) {
-                found.push((e, site, what));
+            if !found.iter().any(|(f, s, _, _)| *s == site && f.op == e.op) {
+                let before_a_write = step.get(i + 1).is_some_and(|n| n.op == OpKind::HostWrite);
+                found.push((e, site, what, before_a_write));
             }
         }
     }
-    let Some((_, first, _)) = found.first() else {
+    let Some((_, first, _, _)) = found.first() else {
         return Ok(());
     };
-    let line = |(e, site, what): &(&TraceEntry, CallSite, String)| {
+    let line = |(e, site, what, before_a_write): &(&TraceEntry, CallSite, String, bool)| {
         let times = run
             .steps
             .iter()
@@ -44,7 +45,11 @@ pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
                     .any(|(i, c)| c.op == e.op && located(&s[..i], c).0 == *site)
             })
             .count();
-        format!("{what}, in {times} of {STEPS} steps: {}", cause(e))
+        let cause = match before_a_write {
+            true if e.op == OpKind::EventSynchronize => SHALLOW_RING.into(),
+            _ => cause(e),
+        };
+        format!("{what}, in {times} of {STEPS} steps: {cause}")
     };
     let actual = if found.len() == 1 {
         line(&found[0])
@@ -66,11 +71,15 @@ pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
     )))
 }
 
+/// Why a step waits for an event just before it writes pinned memory: a
+/// ring of pinned slots shallower than how far the CPU runs ahead.
+const SHALLOW_RING: &str = "a wait for an event, then a write to pinned memory: the step waits for the copy out of the pinned slot it is about to rewrite, because the ring of slots is shallower than how far the CPU runs ahead, and that copy is still queued behind the GPU's work. The wait is right for a ring; its depth is what is wrong: give it a slot for every step the CPU may queue ahead (in this run, all of them: `max_steps` slots), so a slot comes round only once its copy is done (see hidden-syncs.md#pinned-host-memory)";
+
 /// Why `e`, a call that can block, makes the CPU wait, what to do instead,
 /// and the section that says so.
 fn cause(e: &TraceEntry) -> String {
     match (e.op, e.blocking) {
-        (_, Some(BlockReason::PinnedFree)) => "a pinned buffer freed in the step (`cuMemFreeHost`), which waits until every stream of the device is idle: a `PinnedBuffer` made in the step and dropped at its end. Allocate the pinned input buffers once, in `new`, one per step (see hidden-syncs.md#pinned-host-memory)".into(),
+        (_, Some(BlockReason::PinnedFree)) => "a pinned buffer freed in the step (`cuMemFreeHost`), which waits until every stream of the device is idle: a `PinnedBuffer` made in the step and dropped at its end. Allocate the pinned input slots once, in `new`: a ring with a slot for every step the CPU may queue ahead (see hidden-syncs.md#pinned-host-memory)".into(),
         (OpKind::CopyDeviceToHost, Some(BlockReason::PageableDeviceToHost)) if e.bytes <= 8 => format!("a value of {} bytes read back to the CPU, which returns only once the GPU has computed it: a decision taken on the CPU from GPU data. The GPU can take it: finished requests stay in the batch, `flag_eq` marks them, and `outputs_from_history` cuts each output at its first `eos` in `finish` (see hidden-syncs.md#data-dependent-shapes-and-control-flow)", e.bytes),
         (_, Some(BlockReason::PageableDeviceToHost)) => format!("{} bytes read back to a `Vec` every step: a copy into pageable memory returns only once the stream has reached it and the data has arrived. Keep the predictions on the GPU, in a history buffer allocated in `new`, and read it once, in `finish` (see hidden-syncs.md#reading-values)", e.bytes),
         (_, Some(BlockReason::ElapsedTime)) => "`elapsed_ms` in the step, which waits for both events to complete. Keep each step's events and read the times in `finish` (see hidden-syncs.md#timing-gpu-work)".into(),

@@ -33,6 +33,9 @@ enum Mistake {
     PollsTheEndEvent,
     /// One pinned input buffer, rewritten every step.
     OnePinnedBuffer,
+    /// A ring of two pinned slots, each rewritten once the event after its
+    /// last copy is done: a wait in every step from the third on.
+    ShallowRing,
     /// The predictions decoded into a device buffer made in the step.
     FreshOutputEachStep,
     /// The step time from the CPU's clock around the step's calls.
@@ -76,6 +79,9 @@ struct Wrong<'d> {
     decoder: &'d Decoder,
     config: Config,
     pinned: Vec<PinnedBuffer<i32>>,
+    /// The event after the last copy from each pinned slot
+    /// ([`Mistake::ShallowRing`]).
+    copied: Vec<Option<Event>>,
     input: DeviceBuffer<i32>,
     done: DeviceBuffer<i32>,
     history: DeviceBuffer<i32>,
@@ -115,6 +121,7 @@ impl<'d> Wrong<'d> {
             marks,
             pairs: Vec::new(),
             stream: stream.clone(),
+            copied: (0..steps).map(|_| None).collect(),
             pinned,
             decoder,
             config,
@@ -134,7 +141,7 @@ impl<'d> Wrong<'d> {
     }
 
     /// The step's input into `self.input`, as the mistake sends it.
-    fn send(&self, t: usize, tokens: &[i32]) -> Result<()> {
+    fn send(&mut self, t: usize, tokens: &[i32]) -> Result<()> {
         let s = &self.stream;
         if self.makes(Mistake::PinnedPerStep) {
             let staged = s.device().alloc_pinned::<i32>(tokens.len())?;
@@ -144,11 +151,20 @@ impl<'d> Wrong<'d> {
         if self.makes(Mistake::PageableInput) {
             return s.copy_from_host(tokens, &self.input);
         }
-        let slot = if self.makes(Mistake::OnePinnedBuffer) {
-            0
-        } else {
-            t
+        let slot = match self.mistake {
+            Mistake::OnePinnedBuffer => 0,
+            Mistake::ShallowRing => t % 2,
+            _ => t,
         };
+        if self.makes(Mistake::ShallowRing) {
+            if let Some(copied) = self.copied[slot].take() {
+                copied.synchronize()?;
+            }
+            self.pinned[slot].write(tokens)?;
+            s.copy_from_pinned(&self.pinned[slot], &self.input)?;
+            self.copied[slot] = Some(s.record_event()?);
+            return Ok(());
+        }
         if self.makes(Mistake::WritesAfterCopy) {
             s.copy_from_pinned(&self.pinned[slot], &self.input)?;
             return self.pinned[slot].write(tokens);
@@ -313,6 +329,7 @@ news! {
     synchronizes_each_step => SynchronizesEachStep,
     polls_the_end_event => PollsTheEndEvent,
     one_pinned_buffer => OnePinnedBuffer,
+    shallow_ring => ShallowRing,
     fresh_output_each_step => FreshOutputEachStep,
     cpu_clock => CpuClock,
     started_in_new => StartedInNew,

@@ -1,13 +1,17 @@
 //! The decode step, without hidden sync points.
 //!
-//! Everything a step touches is allocated once, in [`Decoding::new`]: a
-//! pinned input buffer per step (each written once, so never while a copy
-//! from it is still queued), the device input, the done flags and the
-//! history of every step's predictions. The GPU marks finished requests
-//! itself (`flag_eq`), and nothing needs to branch on them: a finished
-//! request stays in the batch, and its later predictions are cut off its
-//! output after the run. The step's events are read after the run. So a
-//! step only queues work, and the CPU runs ahead of the GPU.
+//! Everything a step touches is allocated once, in [`Decoding::new`]: a ring
+//! of pinned input slots, each with the event after the last copy from it
+//! (the CPU rewrites a slot only once that event is done), the device
+//! input, the done flags and the history of every step's predictions. The
+//! ring is as deep as the CPU may run ahead of the GPU: a serving loop sizes
+//! it to the few steps it lets the CPU queue; this run queues all of its
+//! steps behind a busy GPU, so the ring has a slot per step and no slot is
+//! rewritten. The GPU marks finished requests itself (`flag_eq`), and
+//! nothing needs to branch on them: a finished request stays in the batch,
+//! and its later predictions are cut off its output after the run. The
+//! step's events are read after the run. So a step only queues work, and
+//! the CPU runs ahead of the GPU.
 
 use crate::{Config, Report, outputs_from_history};
 use gpu::{Decoder, DeviceBuffer, Event, PinnedBuffer, Result, Stream};
@@ -17,8 +21,8 @@ pub struct Decoding<'d> {
     stream: Stream,
     decoder: &'d Decoder,
     config: Config,
-    /// Step `t`'s input tokens go through `pinned[t]`.
-    pinned: Vec<PinnedBuffer<i32>>,
+    /// The pinned input slots: step `t` writes slot `t % slots.len()`.
+    slots: Vec<Slot>,
     /// The step's input tokens on the device.
     input: DeviceBuffer<i32>,
     /// Done flags, one per request, set on the GPU.
@@ -34,8 +38,15 @@ impl<'d> Decoding<'d> {
     pub fn new(decoder: &'d Decoder, stream: &Stream, config: Config) -> Result<Self> {
         let device = stream.device();
         let (batch, steps) = (config.batch, config.max_steps);
-        let pinned = (0..steps)
-            .map(|_| device.alloc_pinned::<i32>(batch))
+        // As deep as the CPU runs ahead: here, every step of the run.
+        let slots = (0..steps)
+            .map(|_| {
+                let pinned = device.alloc_pinned::<i32>(batch)?;
+                Ok(Slot {
+                    pinned,
+                    copied: None,
+                })
+            })
             .collect::<Result<_>>()?;
         Ok(Self {
             input: stream.alloc_zeros(batch)?,
@@ -43,7 +54,7 @@ impl<'d> Decoding<'d> {
             history: stream.alloc_zeros(batch * steps)?,
             events: Vec::with_capacity(steps),
             stream: stream.clone(),
-            pinned,
+            slots,
             decoder,
             config,
         })
@@ -56,8 +67,8 @@ impl<'d> Decoding<'d> {
         assert_eq!(tokens.len(), batch, "`step` takes one token per request");
         assert!(t < self.config.max_steps, "more steps than `max_steps`");
         let start = s.record_event()?;
-        self.pinned[t].write(tokens)?; // written once: no copy of it queued yet
-        s.copy_from_pinned(&self.pinned[t], &self.input)?;
+        let ring = self.slots.len();
+        self.slots[t % ring].send(s, tokens, &self.input)?;
         let predicted = self.history.slice(t * batch..(t + 1) * batch);
         s.decode_step(self.decoder, &self.input, predicted)?; // the whole batch
         s.flag_eq(predicted, self.config.eos, &self.done)?; // decided on the GPU
@@ -82,5 +93,27 @@ impl<'d> Decoding<'d> {
             finished: done.iter().filter(|&&d| d != 0).count(),
             step_ms,
         })
+    }
+}
+
+/// A pinned input slot, and the event after the last copy queued from it.
+struct Slot {
+    pinned: PinnedBuffer<i32>,
+    copied: Option<Event>,
+}
+
+impl Slot {
+    /// Writes `tokens` into the slot and queues their copy to `input` on `s`.
+    /// The slot is rewritten only once the copy before is done: a ring too
+    /// shallow for how far the CPU runs ahead waits here (never in this run,
+    /// where every step has its own slot).
+    fn send(&mut self, s: &Stream, tokens: &[i32], input: &DeviceBuffer<i32>) -> Result<()> {
+        if let Some(copied) = self.copied.take() {
+            copied.synchronize()?;
+        }
+        self.pinned.write(tokens)?;
+        s.copy_from_pinned(&self.pinned, input)?;
+        self.copied = Some(s.record_event()?);
+        Ok(())
     }
 }
