@@ -1,9 +1,8 @@
-// Exercise 101's values, declared once: `lib.rs` includes them as the
-// checker's (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// conversions (`judge_harness::agent_api!`). The calls themselves are
-// written by hand (`lib.rs`, `serve.rs`): the learner's allocator is
-// generic over the judge's driver, whose every call comes back as a
-// callback.
+// Exercise 101's API, declared once: `lib.rs` includes it as the checker's
+// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
+// (`judge_harness::agent_api!`). The learner's allocator is generic over
+// the check's driver, whose every call comes back as a callback; a block
+// travels as a handle with what it reports (`types.rs`, `serve.rs`).
 
 api! {
     types {
@@ -96,6 +95,54 @@ api! {
                 /// The block's address.
                 addr: u64,
             },
+        }
+    }
+    drivers {
+        /// What the allocator needs from a device.
+        pub trait Driver {
+            /// A marker in a stream's queue of work.
+            type Event;
+            /// A segment of `bytes` bytes, or `None` when the device is out of memory.
+            fn alloc_segment(&mut self, bytes: usize) -> Option<u64>;
+            /// Gives back the segment at `addr` of `bytes` bytes.
+            fn free_segment(&mut self, addr: u64, bytes: usize);
+            /// An event after the work queued on `stream` so far.
+            fn record_event(&mut self, stream: StreamId) -> Self::Event;
+            /// Whether the work before `event` has completed; never blocks.
+            fn event_done(&mut self, event: &Self::Event) -> bool;
+            /// Blocks the CPU until the work before `event` has completed.
+            fn wait_event(&mut self, event: &Self::Event);
+        }
+    }
+    impls {
+        impl AllocError {
+            /// The learner's message for the error (its `Display`, which the checks read).
+            #[allow(clippy::inherent_to_string_shadow_display)]
+            pub fn to_string(&self) -> String;
+        }
+    }
+    objects {
+        /// The learner's caching allocator, which lives in the agent, over a
+        /// driver that stays here.
+        pub struct CachingAllocator<D: Driver> {
+            /// The learner's `CachingAllocator::new`, over `driver`.
+            pub fn new(driver: D) -> Self;
+            /// The learner's `malloc`.
+            pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, AllocError>;
+            /// The learner's `free`.
+            pub fn free(&mut self, block: Block) -> Result<(), AllocError>;
+            /// The learner's `record_stream`.
+            pub fn record_stream(&mut self, block: &Block, stream: StreamId);
+            /// The learner's `empty_cache`.
+            pub fn empty_cache(&mut self);
+            /// The learner's `memory_allocated`.
+            pub fn memory_allocated(&self) -> usize;
+            /// The learner's `memory_reserved`.
+            pub fn memory_reserved(&self) -> usize;
+            /// The learner's `stats`.
+            pub fn stats(&self) -> Stats;
+            /// The learner's `snapshot`.
+            pub fn snapshot(&self) -> Vec<SegmentInfo>;
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The [`Block`] handle, which stands for the learner's block in the agent
-//! (the values the allocator reports are declared in `api.rs`).
+//! and keeps what the block reported when it was handed out (the values
+//! the allocator reports are declared in `api.rs`).
 
 use crate::StreamId;
 use serde::{Deserialize, Serialize};
@@ -7,7 +8,8 @@ use serde::{Deserialize, Serialize};
 /// A block the learner's allocator handed out: its address, size and
 /// stream as the learner's `Block` reported them, and the handle of that
 /// block in the agent. Not `Clone`, like the learner's.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(from = "BlockRef")]
 pub struct Block {
     pub(crate) handle: u64,
     pub(crate) addr: u64,
@@ -53,5 +55,13 @@ impl Block {
     /// The stream it was allocated on.
     pub fn stream(&self) -> StreamId {
         self.stream
+    }
+}
+
+/// A block travels to the agent as its handle there.
+impl judge_harness::api::Wire for Block {
+    type Out<'a> = u64;
+    fn wire(&self) -> u64 {
+        self.handle
     }
 }

@@ -48,6 +48,13 @@
 //!   Result<()>`), which the learner's code calls back across the link;
 //! * `impls`: methods of a declared type (`impl Profile { fn bound(&self)
 //!   -> Bound; }`), called on a copy of the value in the agent;
+//! * `drivers`: one trait of the check's (`trait Driver { type Event; fn
+//!   alloc_segment(&mut self, bytes: usize) -> Option<u64>; … }`), which an
+//!   object may be generic over (`struct CachingAllocator<D: Driver>`, its
+//!   constructor taking the driver first): the check's driver stays in the
+//!   checker ([`Driven`]), the learner's object gets one in the agent whose
+//!   every method calls it back, and the driver's events travel as handles
+//!   (`&Self::Event` an argument, `-> Self::Event` an answer);
 //! * `objects`: the learner's objects, which live in the agent by handle:
 //!   constructors (`-> Self`, `-> Result<Self>`, `-> Result<Self, E>`),
 //!   methods that borrow them (`&self`, `&mut self`) or take them
@@ -64,16 +71,15 @@
 //! as its value. An object's method is answered `None` when the object is
 //! gone (an earlier call of it panicked), and the check ends saying so.
 //!
-//! A bridge that needs more (an allocator generic over the judge's own
-//! driver, whose every call comes back as a callback: exercise 101) writes
-//! its link by hand with [`crate::bridge::invoke_with`]; a value that
-//! travels otherwise than as itself gets its [`Wire`] in `lib.rs` and its
-//! agent's conversion in `serve.rs` (exercise 103's `Model`).
+//! A value that travels otherwise than as itself gets its [`Wire`] in
+//! `lib.rs` and its agent's conversion in `serve.rs` (exercise 103's
+//! `Model`; exercise 101's `Block`, a handle with what the block reported).
 
 use gpu::remote::{DecoderRef, PinnedRef, StreamRef, host};
 use gpu::{Decoder, Elem, PinnedBuffer, Stream};
 use serde::Serialize;
 
+pub use crate::api_driven::{Driven, DriverArg, Events};
 #[doc(hidden)]
 pub use gpu;
 #[doc(hidden)]

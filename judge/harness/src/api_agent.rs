@@ -18,20 +18,16 @@
 /// `pub(crate) fn serve(&Agent, &[u8]) -> Vec<u8>` for the agent's `main`.
 #[macro_export]
 macro_rules! agent_api {
-    // Types alone: their conversions, for a bridge that serves its calls
-    // by hand (exercise 101's).
-    (types { $($types:tt)* }) => {
-        $crate::__agent_prelude!();
-        $crate::__agent_types! { $($types)* }
-    };
     (
         $(types { $($types:tt)* })?
+        $(drivers { $($drivers:tt)* })?
         $(fns { $($fns:tt)* })?
         $(impls { $($impls:tt)* })?
         $(objects { $($objects:tt)* })?
     ) => {
         $crate::__agent_prelude!();
         $($crate::__agent_types! { $($types)* })?
+        $($crate::__agent_drivers! { $($drivers)* })?
         $($crate::__agent_object_types! { $($objects)* })?
 
         /// Makes one call of the checker's with the learner's crate.
@@ -126,6 +122,30 @@ macro_rules! __agent_prelude {
             }
             fn pass(owned: &'a mut Vec<T>) -> &'a [T] {
                 owned
+            }
+        }
+
+        /// An argument of a driver's method as the agent sends it to the
+        /// check's driver: an event as its handle, a value as its answer's
+        /// wire form.
+        trait AgentDriverArg {
+            /// The form that travels.
+            type Wire: $crate::api::serde::Serialize;
+            /// This argument in that form.
+            fn wire(&self) -> Self::Wire;
+        }
+
+        impl<T: AgentGive + Clone> AgentDriverArg for T {
+            type Wire = T::Wire;
+            fn wire(&self) -> T::Wire {
+                self.clone().give()
+            }
+        }
+
+        impl AgentDriverArg for &u64 {
+            type Wire = u64;
+            fn wire(&self) -> u64 {
+                **self
             }
         }
 
@@ -445,11 +465,89 @@ macro_rules! __agent_impls {
     )*)*};
 }
 
+/// The agent's end of the exercise's driver: `__RemoteDriver`, the driver
+/// of every learner's object generic over it, whose every method calls the
+/// check's driver back, and whose events are the handles of the check's.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_drivers {
+    (
+        $(#[$m:meta])* $v:vis trait $tr:ident {
+            $(#[$em:meta])* type Event;
+            $(
+                $(#[$fm:meta])*
+                fn $f:ident(&mut self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+            )*
+        }
+    ) => {
+        /// The check's driver, in the agent: each call goes back to it.
+        #[derive(Debug)]
+        pub(crate) struct __RemoteDriver;
+
+        const _: () = {
+            #[allow(unused_imports)]
+            use learner::*;
+
+            impl learner::$tr for __RemoteDriver {
+                type Event = u64;
+                $(
+                    fn $f(&mut self $(, $arg: $t)*) $(-> $ret)? {
+                        let request = (stringify!($f), ($(AgentDriverArg::wire(&$arg),)*));
+                        $crate::__agent_driver_answer!(request $(, $ret)?)
+                    }
+                )*
+            }
+        };
+    };
+}
+
+/// The check's driver's answer to a callback, as the learner's value.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_driver_answer {
+    ($request:ident) => {{
+        let answer: Option<()> = $crate::agent::call_back(&$request);
+        $crate::__agent_driver_knows!(answer)
+    }};
+    ($request:ident, $ret:ty) => {{
+        let answer: Option<<$ret as AgentValue>::Wire> = $crate::agent::call_back(&$request);
+        let answer = $crate::__agent_driver_knows!(answer);
+        <$ret as AgentValue>::import(answer, $crate::agent::current().link())
+    }};
+}
+
+/// An answer of the check's driver, which is `None` only for an event it
+/// never made: this agent sent only the handles it was given.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __agent_driver_knows {
+    ($answer:ident) => {
+        $answer.expect("the check's driver knows every event it made")
+    };
+}
+
 /// The agent's objects: each kept by handle between calls.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __agent_objects {
     (($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident)) => {};
+    // An object generic over the exercise's driver: the learner's, over
+    // `__RemoteDriver`.
+    (
+        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident)
+        $(#[$m:meta])*
+        $v:vis struct $obj:ident<$g:ident: $tr:ident> { $($methods:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__agent_methods! {
+            ($agent, $link, $name, $handle, $args) $obj [$obj @driven]; $($methods)*
+        }
+        if $name == concat!(stringify!($obj), "::drop") {
+            ::std::mem::drop($agent.take::<$crate::__kept!($obj @driven)>($handle));
+            return $crate::agent::answer(&());
+        }
+        $crate::__agent_objects! { ($agent, $link, $name, $handle, $args) $($rest)* }
+    };
     (
         ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident)
         $(#[$m:meta])*
@@ -471,12 +569,23 @@ macro_rules! __agent_objects {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __agent_object_types {
-    ($(
+    () => {};
+    (
+        $(#[$m:meta])*
+        $v:vis struct $obj:ident<$g:ident: $tr:ident> { $($methods:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__agent_object_conversions!($crate::__kept!($obj @driven), stringify!($obj));
+        $crate::__agent_object_types! { $($rest)* }
+    };
+    (
         $(#[$m:meta])*
         $v:vis struct $obj:ident $(<$lt:lifetime>)? { $($methods:tt)* }
-    )*) => {$(
+        $($rest:tt)*
+    ) => {
         $crate::__agent_object_conversions!($crate::__kept!($obj $(<$lt>)?), stringify!($obj));
-    )*};
+        $crate::__agent_object_types! { $($rest)* }
+    };
 }
 
 /// A learner's object as an answer (kept, its handle travels) and as an
@@ -537,6 +646,7 @@ macro_rules! __agent_object_conversions {
 macro_rules! __kept {
     ($obj:ident) => { learner::$obj };
     ($obj:ident <$lt:lifetime>) => { learner::$obj<'static> };
+    ($obj:ident @driven) => { learner::$obj<__RemoteDriver> };
 }
 
 /// An object's constructors and methods, in the agent.
@@ -544,6 +654,21 @@ macro_rules! __kept {
 #[macro_export]
 macro_rules! __agent_methods {
     (($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$($kept:tt)*];) => {};
+    // A constructor of an object generic over the driver: the driver is
+    // the check's, and the rest travel.
+    (
+        ($agent:ident, $link:ident, $name:ident, $handle:ident, $args:ident) $obj:ident [$o:ident @driven];
+        $(#[$m:meta])* $v:vis fn $f:ident($driver:ident: $d:ident $(, $arg:ident: $t:ty)* $(,)?) -> Self;
+        $($rest:tt)*
+    ) => {
+        if $name == concat!(stringify!($obj), "::", stringify!($f)) {
+            let ($($arg,)*): ($(<$t as AgentTake<'static>>::Wire,)*) = $crate::api::read_args(&$name, $args);
+            $(let $arg: &'static mut _ = ::std::boxed::Box::leak(::std::boxed::Box::new(<$t as AgentTake<'static>>::import($arg, $link)));)*
+            let made = learner::$obj::$f(__RemoteDriver $(, <$t as AgentTake<'static>>::pass($arg))*);
+            return $crate::agent::answer(&$agent.keep(made));
+        }
+        $crate::__agent_methods! { ($agent, $link, $name, $handle, $args) $obj [$o @driven]; $($rest)* }
+    };
     // A constructor: its arguments live as long as the agent, so that the
     // object may borrow them.
     (

@@ -9,11 +9,13 @@
 macro_rules! checker_api {
     (
         $(types { $($types:tt)* })?
+        $(drivers { $($drivers:tt)* })?
         $(fns { $($fns:tt)* })?
         $(impls { $($impls:tt)* })?
         $(objects { $($objects:tt)* })?
     ) => {
         $($crate::__checker_types! { $($types)* })?
+        $($crate::__checker_drivers! { $($drivers)* })?
         $($crate::__checker_fns! { $($fns)* })?
         $($crate::__checker_impls! { $($impls)* })?
         $($crate::__checker_objects! { $($objects)* })?
@@ -81,7 +83,108 @@ macro_rules! __travels_as_itself {
                 self
             }
         }
+        impl<'a, E> $crate::api::DriverArg<'a, E> for $name {
+            type Wire = $name;
+            fn take(wire: $name, _: &'a $crate::api::Events<E>) -> Option<$name> {
+                Some(wire)
+            }
+        }
     };
+}
+
+/// The exercise's driver: a trait of the check's (one a bridge), which the
+/// learner's objects are generic over. A learner's object lives in the
+/// agent over a driver that calls back here ([`crate::api::Driven`]); the
+/// private `__Drive` answers those calls with the check's driver. Its
+/// events (`type Event`) stay here and travel as handles.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __checker_drivers {
+    (
+        $(#[$m:meta])* $v:vis trait $tr:ident {
+            $(#[$em:meta])* type Event;
+            $($methods:tt)*
+        }
+    ) => {
+        $(#[$m])*
+        $v trait $tr {
+            $(#[$em])*
+            type Event;
+            $($methods)*
+        }
+
+        /// How the check's driver answers the calls the learner's object
+        /// makes of its own.
+        trait __Drive: $tr + Sized {
+            /// Answers the callback `request` with `driven`'s driver.
+            fn drive(
+                driven: &mut $crate::api::Driven<Self, <Self as $tr>::Event>,
+                request: &[u8],
+            ) -> Vec<u8>;
+        }
+
+        impl<D: $tr> __Drive for D {
+            fn drive(
+                driven: &mut $crate::api::Driven<D, <D as $tr>::Event>,
+                request: &[u8],
+            ) -> Vec<u8> {
+                let (name, args) = $crate::bridge::read_callback(request);
+                $crate::__checker_drive! { ($tr, driven, name, args) $($methods)* }
+                $crate::bridge::unknown_callback(&name)
+            }
+        }
+    };
+}
+
+/// Each method of a driver, answered: its arguments taken from the agent's
+/// (an event by its handle), the check's driver called, and its answer
+/// sent back (an event kept, its handle sent); `None` for a handle the
+/// driver never made.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __checker_drive {
+    (($tr:ident, $driven:ident, $name:ident, $args:ident)) => {};
+    (
+        ($tr:ident, $driven:ident, $name:ident, $args:ident)
+        $(#[$m:meta])* fn $f:ident(&mut self $(, $arg:ident: $t:ty)* $(,)?) -> Self::Event;
+        $($rest:tt)*
+    ) => {
+        if $name == stringify!($f) {
+            let made = $crate::__checker_driver_call!($tr, $driven, $args, $f($($arg: $t),*));
+            let answer = made.map(|event| $driven.keep(event));
+            return $crate::bridge::encode(&answer);
+        }
+        $crate::__checker_drive! { ($tr, $driven, $name, $args) $($rest)* }
+    };
+    (
+        ($tr:ident, $driven:ident, $name:ident, $args:ident)
+        $(#[$m:meta])* fn $f:ident(&mut self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        $($rest:tt)*
+    ) => {
+        if $name == stringify!($f) {
+            let answer = $crate::__checker_driver_call!($tr, $driven, $args, $f($($arg: $t),*));
+            return $crate::bridge::encode(&answer);
+        }
+        $crate::__checker_drive! { ($tr, $driven, $name, $args) $($rest)* }
+    };
+}
+
+/// One call of the check's driver with the arguments the agent sent, or
+/// `None` when one names an event the driver never made.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __checker_driver_call {
+    ($tr:ident, $driven:ident, $args:ident, $f:ident($($arg:ident: $t:ty),*)) => {{
+        let ($($arg,)*): ($(<$t as $crate::api::DriverArg<'_, <Self as $tr>::Event>>::Wire,)*) =
+            $crate::bridge::decode($args);
+        let (driver, events) = $driven.parts();
+        let _ = &events;
+        match ($(<$t as $crate::api::DriverArg<'_, <Self as $tr>::Event>>::take($arg, events),)*) {
+            ($(Some($arg),)*) => Some(driver.$f($($arg),*)),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }};
 }
 
 /// The exercise's free functions, each a call of the learner's; the last
@@ -166,6 +269,66 @@ macro_rules! __checker_impls {
 #[macro_export]
 macro_rules! __checker_objects {
     () => {};
+    // An object generic over the exercise's driver: it keeps the check's
+    // driver here, and answers with it every call the learner's object
+    // makes of its own ([`crate::api::Driven`]).
+    (
+        $(#[$m:meta])*
+        $v:vis struct $name:ident<$g:ident: $tr:ident> { $($methods:tt)* }
+        $($rest:tt)*
+    ) => {
+        $(#[$m])*
+        $v struct $name<$g: $tr> {
+            handle: u64,
+            driven: $crate::api::Driven<$g, <$g as $tr>::Event>,
+        }
+
+        impl<$g: $tr> ::std::fmt::Debug for $name<$g> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                write!(f, "{}({} in the agent)", stringify!($name), self.handle)
+            }
+        }
+
+        impl<$g: $tr> $name<$g> {
+            /// The check's driver.
+            pub fn driver(&self) -> &$g {
+                &self.driven.driver
+            }
+
+            /// The check's driver, to change (a check finishes a simulated
+            /// stream through it).
+            pub fn driver_mut(&mut self) -> &mut $g {
+                &mut self.driven.driver
+            }
+
+            $crate::__checker_driven_methods! { $name $g; $($methods)* }
+        }
+
+        impl<$g: $tr> $crate::api::Wire for $name<$g> {
+            type Out<'w> = u64 where Self: 'w;
+            fn wire(&self) -> u64 {
+                self.handle
+            }
+        }
+
+        impl<$g: $tr> Drop for $name<$g> {
+            fn drop(&mut self) {
+                if !::std::thread::panicking() {
+                    let request = $crate::api::request(
+                        concat!(stringify!($name), "::drop"),
+                        self.handle,
+                        &(),
+                    );
+                    let driven = &mut self.driven;
+                    let () = $crate::bridge::invoke_raw_with(request, &mut |callback| {
+                        <$g as __Drive>::drive(driven, callback)
+                    });
+                }
+            }
+        }
+
+        $crate::__checker_objects! { $($rest)* }
+    };
     (
         $(#[$m:meta])*
         $v:vis struct $name:ident $(<$lt:lifetime>)? { $($methods:tt)* }
@@ -310,4 +473,71 @@ macro_rules! __made {
         let answer: $($ret)::+<u64 $(, $e)?> = $answer;
         answer.map(|handle| Self { handle, taken: false, _borrows: ::std::marker::PhantomData })
     }};
+}
+
+/// The constructors and methods of an object generic over the driver: a
+/// constructor takes the check's driver first and keeps it; a method that
+/// borrows the object mutably answers the learner's object's calls of its
+/// driver with it; one that borrows it shared gives it none (the learner's
+/// `&self` method cannot call a driver it holds mutably).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __checker_driven_methods {
+    ($obj:ident $g:ident;) => {};
+    (
+        $obj:ident $g:ident;
+        $(#[$m:meta])* $v:vis fn $f:ident($driver:ident: $d:ident $(, $arg:ident: $t:ty)* $(,)?) -> Self;
+        $($rest:tt)*
+    ) => {
+        $(#[$m])*
+        $v fn $f($driver: $g $(, $arg: $t)*) -> Self {
+            let request = $crate::api::request(
+                concat!(stringify!($obj), "::", stringify!($f)),
+                0,
+                &($($crate::api::Wire::wire(&$arg),)*),
+            );
+            let mut driven = $crate::api::Driven::new($driver);
+            let handle: u64 = $crate::bridge::invoke_raw_with(request, &mut |callback| {
+                <$g as __Drive>::drive(&mut driven, callback)
+            });
+            Self { handle, driven }
+        }
+        $crate::__checker_driven_methods! { $obj $g; $($rest)* }
+    };
+    (
+        $obj:ident $g:ident;
+        $(#[$m:meta])* $v:vis fn $f:ident(&mut self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        $($rest:tt)*
+    ) => {
+        $(#[$m])*
+        $v fn $f(&mut self $(, $arg: $t)*) $(-> $ret)? {
+            let request = $crate::api::request(
+                concat!(stringify!($obj), "::", stringify!($f)),
+                self.handle,
+                &($($crate::api::Wire::wire(&$arg),)*),
+            );
+            let driven = &mut self.driven;
+            let answer = $crate::bridge::invoke_raw_with(request, &mut |callback| {
+                <$g as __Drive>::drive(driven, callback)
+            });
+            $crate::api::present(stringify!($obj), answer)
+        }
+        $crate::__checker_driven_methods! { $obj $g; $($rest)* }
+    };
+    (
+        $obj:ident $g:ident;
+        $(#[$m:meta])* $v:vis fn $f:ident(&self $(, $arg:ident: $t:ty)* $(,)?) $(-> $ret:ty)?;
+        $($rest:tt)*
+    ) => {
+        $(#[$m])*
+        $v fn $f(&self $(, $arg: $t)*) $(-> $ret)? {
+            let request = $crate::api::request(
+                concat!(stringify!($obj), "::", stringify!($f)),
+                self.handle,
+                &($($crate::api::Wire::wire(&$arg),)*),
+            );
+            $crate::api::present(stringify!($obj), $crate::bridge::invoke_raw(request))
+        }
+        $crate::__checker_driven_methods! { $obj $g; $($rest)* }
+    };
 }

@@ -88,6 +88,25 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> T {
     })
 }
 
+/// A callback of a driver's method as the learner's process sent it: the
+/// method's name and the bytes of its arguments; a callback that does not
+/// decode ends the check as the learner's process breaking the protocol.
+pub fn read_callback(bytes: &[u8]) -> (String, &[u8]) {
+    postcard::take_from_bytes::<String>(bytes).unwrap_or_else(|e| {
+        gone(format!(
+            "the learner's process sent a callback that names no method ({e})"
+        ))
+    })
+}
+
+/// A callback of a driver's method that the driver does not have: the end
+/// of the check, as the learner's process breaking the protocol.
+pub fn unknown_callback(name: &str) -> ! {
+    gone(format!(
+        "the learner's process called back `{name}`, which its driver does not have"
+    ))
+}
+
 /// Calls the learner's code with `request`, already encoded (a declared
 /// API's call, [`crate::api`]), and returns its answer; a callback the
 /// learner's code makes meanwhile ends the check.

@@ -47,6 +47,7 @@ pub mod agent;
 pub mod api;
 mod api_agent;
 mod api_checker;
+mod api_driven;
 pub mod bridge;
 mod channel;
 mod check;

@@ -15,6 +15,8 @@ use std::path::Path;
 /// The harness's files by layer, bottom first (`lib.rs`, the crate's root,
 /// is above them all).
 const LAYERS: &[&[&str]] = &[
+    // a declared API's driven objects
+    &["api_driven"],
     // the sandbox's rules, the checks' helpers
     &[
         "signals",
