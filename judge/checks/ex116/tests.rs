@@ -59,6 +59,7 @@ fn each_wait_in_a_step_is_named_by_its_kind() {
         (elapsed_in_step, "elapsed_in_step"),
         (synchronizes_each_step, "synchronizes_each_step"),
         (shallow_ring, "shallow_ring"),
+        (shared_event, "shared_event"),
     ] {
         STAND_IN.fails(new, "the_step_only_queues_work", snapshot);
         STAND_IN.fails(

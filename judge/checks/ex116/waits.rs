@@ -2,7 +2,7 @@
 //! named by its kind and its line, each kind with its own cause and the
 //! chapter's section about it.
 
-use super::support::{Run, STEPS, located, run};
+use super::support::{BATCH, Run, STEPS, located, run};
 use gpu::{BlockReason, CallSite, OpKind, TraceEntry};
 use judge_harness::{Ctx, Failure};
 
@@ -18,8 +18,8 @@ pub(super) fn the_step_only_queues_work(ctx: &Ctx) -> Result<(), Failure> {
 
 /// The check on the trace of one run.
 pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
-    let mut found: Vec<(&TraceEntry, CallSite, String, bool)> = Vec::new();
-    for step in &run.steps {
+    let mut found: Vec<(&TraceEntry, CallSite, String, Option<usize>)> = Vec::new();
+    for (t, step) in run.steps.iter().enumerate() {
         for (i, e) in step
             .iter()
             .enumerate()
@@ -27,15 +27,20 @@ pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
         {
             let (site, what) = located(&step[..i], e);
             if !found.iter().any(|(f, s, _, _)| *s == site && f.op == e.op) {
-                let before_a_write = step.get(i + 1).is_some_and(|n| n.op == OpKind::HostWrite);
-                found.push((e, site, what, before_a_write));
+                // An event waited for right before a write to pinned
+                // memory: a ring's wait for a slot, first made in step `t`.
+                let slot_wait = (e.op == OpKind::EventSynchronize
+                    && step.get(i + 1).is_some_and(|n| n.op == OpKind::HostWrite))
+                .then_some(t);
+                found.push((e, site, what, slot_wait));
             }
         }
     }
     let Some((_, first, _, _)) = found.first() else {
         return Ok(());
     };
-    let line = |(e, site, what, before_a_write): &(&TraceEntry, CallSite, String, bool)| {
+    let slots = pinned_slots(run);
+    let line = |(e, site, what, slot_wait): &(&TraceEntry, CallSite, String, Option<usize>)| {
         let times = run
             .steps
             .iter()
@@ -45,9 +50,10 @@ pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
                     .any(|(i, c)| c.op == e.op && located(&s[..i], c).0 == *site)
             })
             .count();
-        let cause = match before_a_write {
-            true if e.op == OpKind::EventSynchronize => SHALLOW_RING.into(),
-            _ => cause(e),
+        let cause = match *slot_wait {
+            Some(first) if first < slots => shared_event(first, slots),
+            Some(_) => SHALLOW_RING.into(),
+            None => cause(e),
         };
         format!("{what}, in {times} of {STEPS} steps: {cause}")
     };
@@ -74,6 +80,30 @@ pub(super) fn only_queues(run: &Run) -> Result<(), Failure> {
 /// Why a step waits for an event just before it writes pinned memory: a
 /// ring of pinned slots shallower than how far the CPU runs ahead.
 const SHALLOW_RING: &str = "a wait for an event, then a write to pinned memory: the step waits for the copy out of the pinned slot it is about to rewrite, because the ring of slots is shallower than how far the CPU runs ahead, and that copy is still queued behind the GPU's work. The wait is right for a ring; its depth is what is wrong: give it a slot for every step the CPU may queue ahead (in this run, all of them: `max_steps` slots), so a slot comes round only once its copy is done (see hidden-syncs.md#pinned-host-memory)";
+
+/// Why a step waits for an event before it writes pinned memory, from
+/// step `first` on, when `new` made `slots` pinned slots (more than
+/// `first`): it waits for the copy out of another slot than the one it
+/// rewrites, since the ring keeps one event for all its slots.
+fn shared_event(first: usize, slots: usize) -> String {
+    format!(
+        "a wait for an event, then a write to pinned memory, from step {first} on, though `new` made {slots} pinned slots and this slot was never written before: the step waits for the copy out of another slot (one event kept for the whole ring, the last copy's), so every step waits for the step before it, which is queued behind the GPU's work. Keep an event per slot, recorded after the copy from that slot, and wait for the slot's own event before rewriting it (see hidden-syncs.md#pinned-host-memory)"
+    )
+}
+
+/// The pinned buffers of one step's tokens that `new` made: the ring's
+/// slots.
+fn pinned_slots(run: &Run) -> usize {
+    let first_step = run.steps.iter().flatten().map(|e| e.seq).min();
+    let bytes = (BATCH * size_of::<i32>()) as u64;
+    run.device
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| first_step.is_some_and(|s| e.seq < s))
+        .filter(|e| e.op == OpKind::AllocPinned && e.bytes == bytes)
+        .count()
+}
 
 /// Why `e`, a call that can block, makes the CPU wait, what to do instead,
 /// and the section that says so.

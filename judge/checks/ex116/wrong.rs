@@ -36,6 +36,10 @@ enum Mistake {
     /// A ring of two pinned slots, each rewritten once the event after its
     /// last copy is done: a wait in every step from the third on.
     ShallowRing,
+    /// A slot per step, but one event for the whole ring (the last
+    /// copy's), waited for before each write: a wait in every step from
+    /// the second on.
+    SharedEvent,
     /// The predictions decoded into a device buffer made in the step.
     FreshOutputEachStep,
     /// The step time from the CPU's clock around the step's calls.
@@ -105,7 +109,11 @@ impl<'d> Wrong<'d> {
     ) -> Result<Box<dyn Stepper + 'd>> {
         let device = stream.device();
         let (batch, steps) = (config.batch, config.max_steps);
-        let pinned = (0..steps)
+        let slots = match mistake {
+            Mistake::ShallowRing => 2,
+            _ => steps,
+        };
+        let pinned = (0..slots)
             .map(|_| device.alloc_pinned::<i32>(batch))
             .collect::<Result<_>>()?;
         let marks = match mistake {
@@ -156,13 +164,18 @@ impl<'d> Wrong<'d> {
             Mistake::ShallowRing => t % 2,
             _ => t,
         };
-        if self.makes(Mistake::ShallowRing) {
-            if let Some(copied) = self.copied[slot].take() {
+        if self.makes(Mistake::ShallowRing) || self.makes(Mistake::SharedEvent) {
+            let event = if self.makes(Mistake::SharedEvent) {
+                0
+            } else {
+                slot
+            };
+            if let Some(copied) = self.copied[event].take() {
                 copied.synchronize()?;
             }
             self.pinned[slot].write(tokens)?;
             s.copy_from_pinned(&self.pinned[slot], &self.input)?;
-            self.copied[slot] = Some(s.record_event()?);
+            self.copied[event] = Some(s.record_event()?);
             return Ok(());
         }
         if self.makes(Mistake::WritesAfterCopy) {
@@ -330,6 +343,7 @@ news! {
     polls_the_end_event => PollsTheEndEvent,
     one_pinned_buffer => OnePinnedBuffer,
     shallow_ring => ShallowRing,
+    shared_event => SharedEvent,
     fresh_output_each_step => FreshOutputEachStep,
     cpu_clock => CpuClock,
     started_in_new => StartedInNew,
