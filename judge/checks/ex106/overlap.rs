@@ -9,8 +9,16 @@
 //! while a copy engine writes it is slower than alone (on the H200, 1.58 ms
 //! in the run against 1.48 ms alone), and that is the hardware's cost, not
 //! the learner's. The run timed is the second: the first warms up.
+//!
+//! The run is measured on the GPU, from the first copy's start to the last
+//! step's end: what overlap can shorten. The CPU's time before the first
+//! copy is queued and after the last step (the call's round trip to the
+//! learner's process, the outputs read back) is not the engines', and on
+//! a real GPU it depends on the host; a CPU that falls behind in the loop
+//! still shows, as the engines idling between the first copy and the last
+//! step.
 
-use super::workload::{BATCH_LEN, BATCHES, Bench, STEP_KERNEL, between, ms};
+use super::workload::{BATCH_LEN, BATCHES, Bench, STEP_KERNEL, between};
 use gpu::{OpKind, TraceEntry};
 use judge_harness::{Ctx, Failure};
 
@@ -55,6 +63,27 @@ impl<'t> Spans<'t> {
         (sum(&self.copies), sum(&self.steps))
     }
 
+    /// The run on the GPU, in milliseconds: from the first copy's start to
+    /// the last step's end.
+    pub(super) fn span(&self) -> f64 {
+        let start = self
+            .copies
+            .iter()
+            .filter_map(|c| c.0.gpu)
+            .map(|g| g.start_ns)
+            .min();
+        let end = self
+            .steps
+            .iter()
+            .filter_map(|s| s.0.gpu)
+            .map(|g| g.end_ns)
+            .max();
+        match (start, end) {
+            (Some(start), Some(end)) => ms_ns(end.saturating_sub(start)),
+            _ => 0.0,
+        }
+    }
+
     /// The physical limit: max(first copy + all steps, all copies + last step).
     pub(super) fn limit(&self) -> f64 {
         let (copies, steps) = self.totals();
@@ -78,9 +107,7 @@ pub(super) fn copies_overlap_the_steps(ctx: &Ctx) -> Result<(), Failure> {
     bench.run()?;
     bench.device.synchronize()?;
     bench.device.clear_trace();
-    let started = bench.device.now();
     let (_, before, after) = bench.run()?;
-    let took = ms(bench.device.now() - started);
     ctx.save_timeline(&bench.device);
     let trace = bench.device.trace();
     let spans = Spans::of(&between(&trace, before, after))?;
@@ -95,7 +122,7 @@ pub(super) fn copies_overlap_the_steps(ctx: &Ctx) -> Result<(), Failure> {
         )
         .detail("send each batch with a copy and run `model.forward` once on it; see streams-and-events.md#copies-that-overlap-compute"));
     }
-    let limit = spans.limit();
+    let (limit, took) = (spans.limit(), spans.span());
     if took <= limit * (1.0 + TOLERANCE) {
         return Ok(());
     }
@@ -108,7 +135,7 @@ pub(super) fn copies_overlap_the_steps(ctx: &Ctx) -> Result<(), Failure> {
             "{BATCHES} batches in at most 10% more than max(the first copy + every step, every copy + the last step) = {limit:.2} ms (the copies took {copies:.2} ms and the steps {steps:.2} ms of GPU time in this run)"
         ),
         format!(
-            "{took:.2} ms ({:+.0}%; one after the other would take {serial:.2} ms)",
+            "{took:.2} ms from the first copy's start to the last step's end ({:+.0}%; one after the other would take {serial:.2} ms)",
             (took / limit - 1.0) * 100.0
         ),
     )
