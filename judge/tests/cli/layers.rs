@@ -177,19 +177,22 @@ fn the_graph_reader_finds_imports_and_cycles() {
 }
 
 /// The sandbox's value is decided in one place (`sandbox.rs`, `decide`):
-/// every call that makes a part of it (what a kind of sandbox may use, its
-/// control groups, its policy and environment, its lockdown rules) stands
-/// there once, outside tests, and nowhere else asks for a part again.
+/// every call that makes a part of it (what each kind of sandbox may use,
+/// found once per judge; its control groups; its policy, environment and
+/// lockdown rules, which `Grant::decide` makes together) stands there
+/// once, outside tests, and nowhere else asks for a part again. The
+/// lockdown rules a harness gets (the launcher's, less `/proc`) are made in
+/// `Grant::decide` alone.
 #[test]
 fn a_sandbox_is_decided_in_one_place() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let parts = [
-        "Allowed::of(",
-        ".scope(&",
-        ".decide(",
-        "fs_rules::lockdown(",
+        ("ByKind::find(", "sandbox.rs"),
+        (".scope(&", "sandbox.rs"),
+        (".decide(", "sandbox.rs"),
+        ("without_write(", "sandbox/policy.rs"),
     ];
-    for part in parts {
+    for (part, place) in parts {
         let places: Vec<String> = sources(&src)
             .into_iter()
             .flat_map(|file| {
@@ -202,6 +205,6 @@ fn a_sandbox_is_decided_in_one_place() {
                     .collect::<Vec<_>>()
             })
             .collect();
-        assert_eq!(places, ["sandbox.rs"], "`{part}` is called in {places:?}");
+        assert_eq!(places, [place], "`{part}` is called in {places:?}");
     }
 }
