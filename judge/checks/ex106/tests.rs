@@ -3,7 +3,7 @@
 //! ignored without a GPU).
 
 use super::overlap::Spans;
-use super::workload::{BATCHES, Bench, between, ms};
+use super::workload::{BATCHES, Bench, between};
 use judge_harness::Ctx;
 
 #[test]
@@ -27,7 +27,7 @@ fn overlap_figures(backend: gpu::Backend) {
     bench.device.clear_trace();
     let started = bench.device.now();
     let (_, before, after) = bench.run().unwrap();
-    let wall = ms(bench.device.now() - started);
+    let wall = (bench.device.now() - started).as_secs_f64() * 1e3;
     let trace = bench.device.trace();
     let spans = Spans::of(&between(&trace, before, after)).unwrap();
     let ((copies, steps), limit, took) = (spans.totals(), spans.limit(), spans.span());

@@ -31,11 +31,6 @@ pub(crate) fn between(trace: &Trace, before: u64, after: u64) -> Vec<&TraceEntry
         .collect()
 }
 
-/// Milliseconds in `d`.
-pub(crate) fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
 /// Element `j` of batch `b`: 1 every `b + 2` elements, else 0.
 fn value(b: usize, j: usize) -> f32 {
     if j.is_multiple_of(b + 2) { 1.0 } else { 0.0 }
