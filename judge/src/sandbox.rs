@@ -139,7 +139,15 @@ impl Sandbox {
                 clears_environment: false,
             };
         };
-        let (decided, scope) = decide(grant, command, &self.config, self.user(), self.into());
+        let allowed = self.allowed.of(grant.kind);
+        let (decided, scope) = decide(
+            grant,
+            command,
+            &self.config,
+            self.user(),
+            &self.cgroups,
+            allowed,
+        );
         Confined {
             command: wrapped(command, launcher, &decided.policy, decided.environment),
             lockdown: decided.lockdown,
@@ -183,40 +191,23 @@ impl Sandbox {
 
 /// The policy, the environment and the lockdown rules of `command` granted
 /// `grant`, under `config`'s limits, as `user`, in a new scope of
-/// `machine`'s control groups (returned: the groups live as long as it),
-/// with what every sandbox of its kind may use on it: the one place a
-/// policy is made.
+/// `cgroups` (returned: the groups live as long as it), with what every
+/// sandbox of its kind may use on this machine (`allowed`): the one place
+/// a policy is made.
 fn decide(
     grant: &Grant,
     command: &Command,
     config: &Config,
     user: Option<User>,
-    machine: Machine<'_>,
+    cgroups: &cgroup::Hierarchies,
+    allowed: &allowances::Allowed,
 ) -> (policy::Decided, Option<cgroup::Scope>) {
-    let (cgroups, allowed) = (machine.cgroups, machine.allowed.of(grant.kind));
     let scope = cgroups.scope(&config.limits);
     let groups = scope
         .as_ref()
         .map(|scope| (scope.dirs(), cgroups.counts_processes()));
     let decided = grant.decide(command, config.limits, user, allowed, groups);
     (decided, scope)
-}
-
-/// What a sandbox is decided on, of this machine's: its control groups and
-/// what each kind may use.
-#[derive(Clone, Copy)]
-struct Machine<'a> {
-    cgroups: &'a cgroup::Hierarchies,
-    allowed: &'a allowances::ByKind,
-}
-
-impl<'a> From<&'a Sandbox> for Machine<'a> {
-    fn from(sandbox: &'a Sandbox) -> Self {
-        Self {
-            cgroups: &sandbox.cgroups,
-            allowed: &sandbox.allowed,
-        }
-    }
 }
 
 /// `command` run by the launcher `launcher` with `policy`, in
@@ -346,7 +337,8 @@ fn probe(
         &Command::new(launcher),
         config,
         Some(config.user),
-        Machine { cgroups, allowed },
+        cgroups,
+        allowed.of(Kind::Run),
     );
     let json = serde_json::to_string(&decided.policy).expect("a policy serializes");
     let output = Command::new(launcher)

@@ -9,7 +9,7 @@
 //! the bridge's are both foreign to it): [`__agent_prelude!`](crate::__agent_prelude!)
 //! declares them with their impls for the values every API shares.
 //!
-//! The file is longer than most (about 600 lines): it is one macro and the
+//! The file is longer than most (about 730 lines): it is one macro and the
 //! helpers it expands to, which are exported together and read in order;
 //! each helper is a few rules.
 
@@ -501,29 +501,21 @@ macro_rules! __agent_drivers {
     };
 }
 
-/// The check's driver's answer to a callback, as the learner's value.
+/// The check's driver's answer to a callback, as the learner's value (it
+/// is `None` only for an event the driver never made, and this agent sends
+/// only the handles it was given).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __agent_driver_answer {
     ($request:ident) => {{
         let answer: Option<()> = $crate::agent::call_back(&$request);
-        $crate::__agent_driver_knows!(answer)
+        answer.expect("the check's driver knows every event it made")
     }};
     ($request:ident, $ret:ty) => {{
         let answer: Option<<$ret as AgentValue>::Wire> = $crate::agent::call_back(&$request);
-        let answer = $crate::__agent_driver_knows!(answer);
+        let answer = answer.expect("the check's driver knows every event it made");
         <$ret as AgentValue>::import(answer, $crate::agent::current().link())
     }};
-}
-
-/// An answer of the check's driver, which is `None` only for an event it
-/// never made: this agent sent only the handles it was given.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __agent_driver_knows {
-    ($answer:ident) => {
-        $answer.expect("the check's driver knows every event it made")
-    };
 }
 
 /// The agent's objects: each kept by handle between calls.

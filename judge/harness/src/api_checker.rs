@@ -2,6 +2,10 @@
 //! [`checker_api!`](crate::checker_api!) turns the declaration into the
 //! exercise's types, with serde, and functions and objects that call the
 //! learner's in the agent through [`crate::bridge::invoke`].
+//!
+//! The file is longer than most (about 540 lines): it is one macro and the
+//! helpers it expands to, exported together and read in order, as the
+//! agent's end is (`api_agent.rs`); each helper is a few rules.
 
 /// The checker's end of an exercise's API, from its declaration (the
 /// bridge's `api.rs`; [`crate::api`] says what it holds).

@@ -62,20 +62,18 @@ impl<'a, E> DriverArg<'a, E> for &'a E {
 }
 
 /// Values a driver's method takes as themselves.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! __driver_args_as_themselves {
+macro_rules! driver_args_as_themselves {
     ($($t:ty),* $(,)?) => {$(
-        impl<'a, E> $crate::api::DriverArg<'a, E> for $t {
+        impl<'a, E> DriverArg<'a, E> for $t {
             type Wire = $t;
-            fn take(wire: $t, _: &'a $crate::api::Events<E>) -> Option<$t> {
+            fn take(wire: $t, _: &'a Events<E>) -> Option<$t> {
                 Some(wire)
             }
         }
     )*};
 }
 
-__driver_args_as_themselves!(
+driver_args_as_themselves!(
     bool, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64
 );
 
