@@ -4,7 +4,8 @@ The measurement behind the cpu-and-gpu chapter's three things about event
 timing that are easy to get wrong:
 
 * **resolution**: 1000 pairs of timing events recorded back to back on a
-  stream kept busy before them (so the GPU, not the CPU, paces the pair);
+  stream kept busy before them by a 200 ms kernel, far longer than the CPU
+  takes to record them all (so the GPU, not the CPU, paces every pair);
   the smallest, median and largest reading of ``elapsed_time``, and every
   distinct reading with how many pairs gave it (a histogram);
 * **what the pair times**: a 1 ms kernel between two events, alone and with
@@ -22,6 +23,7 @@ Needs PyTorch with CUDA and a GPU; the header says what it ran on.
 import collections
 import statistics
 import sys
+import time
 
 import torch
 
@@ -29,6 +31,7 @@ from common import Spin, header, require_cuda
 
 COMMAND = "python3 benches/python/event_timing.py"
 PAIRS = 1000
+BUSY_MS = 200.0  # far longer than the CPU takes to record every pair
 
 
 def pair() -> tuple[torch.cuda.Event, torch.cuda.Event]:
@@ -36,18 +39,25 @@ def pair() -> tuple[torch.cuda.Event, torch.cuda.Event]:
 
 
 def resolution(spin: Spin) -> list[str]:
-    spin(20.0)  # the GPU is busy while the CPU records every pair
+    busy = pair()
+    busy[0].record()
+    spin(BUSY_MS)  # the GPU is busy while the CPU records every pair
+    busy[1].record()
+    began = time.perf_counter()
     pairs = []
     for _ in range(PAIRS):
         start, end = pair()
         start.record()
         end.record()
         pairs.append((start, end))
+    recorded_ms = (time.perf_counter() - began) * 1e3
     torch.cuda.synchronize()
+    busy_ms = busy[0].elapsed_time(busy[1])
     readings = sorted(round(s.elapsed_time(e) * 1e3, 3) for s, e in pairs)
     counts = collections.Counter(readings)
     steps = sorted({round(b - a, 3) for a, b in zip(sorted(counts), sorted(counts)[1:])})
     lines = [
+        f"the CPU recorded the {PAIRS} pairs in {recorded_ms:.1f} ms, behind a kernel of {busy_ms:.1f} ms",
         f"{PAIRS} back-to-back pairs on a busy stream: min {readings[0]:g} µs, "
         f"median {statistics.median(readings):g} µs, max {readings[-1]:g} µs; "
         f"{len(counts)} distinct readings, {steps[0] if steps else 0:g} µs apart at the least",
