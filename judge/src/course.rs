@@ -61,7 +61,7 @@ impl Course {
 
     /// The bridge of `exercise`: the crate that stands, in the judge's
     /// checker, for the learner's crate, and calls it in the agent
-    /// (`lib.rs`, the checker's side; `serve.rs`, the agent's).
+    /// (`lib.rs` over `api.rs`: the checker's side, and the agent's).
     pub(crate) fn bridge_dir(&self, exercise: &Exercise) -> PathBuf {
         match &exercise.bridge {
             Some(dir) => self.root.join(dir),

@@ -1,9 +1,3 @@
-// Exercise 101's API, declared once: `lib.rs` includes it as the checker's
-// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// (`judge_harness::agent_api!`). The learner's allocator is generic over
-// the check's driver, whose every call comes back as a callback; a block
-// travels as a handle with what it reports (`types.rs`, `serve.rs`).
-
 api! {
     types {
         /// A stream, as the allocator knows it.

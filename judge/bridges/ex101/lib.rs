@@ -6,27 +6,20 @@
 //! back as a callback and runs on the judge's driver (the scripted one, or
 //! a check's own over the judge's device).
 //!
-//! Declared once in `api.rs` ([`judge_harness::api`]), which `serve.rs`,
-//! the agent's side, includes too: compiled into the agent with the
-//! learner's crate as `learner` and this one as `bridge`.
+//! Declared once in `api.rs`; the agent's end (`serve.rs`) adds how a
+//! block travels ([`judge_harness::bridge!`]). The judge's `SimDriver` is
+//! the course's own `src/sim.rs`, from the reference solution (the checks
+//! drive the learner's allocator over the judge's copy, not over one the
+//! learner could change).
 
-#[cfg(test)]
-extern crate self as bridge;
+judge_harness::bridge!(api: "api.rs", agent: "serve.rs", tests: "tests.rs");
 
-#[cfg(test)]
-#[path = "serve.rs"]
-mod serve;
+#[path = "../../../solutions/101-caching-allocator/src/sim.rs"]
 mod sim;
-#[cfg(test)]
-mod tests;
 mod types;
 
 pub use sim::{SimDriver, SimEvent};
 pub use types::{Block, BlockRef};
-
-use judge_harness::checker_api as api;
-
-include!("api.rs");
 
 /// Every request is rounded up to a multiple of this, and is at least this.
 pub const MIN_BLOCK: usize = 512;

@@ -1,11 +1,3 @@
-// Exercise 103's API, declared once: `lib.rs` includes it as the checker's
-// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// (`judge_harness::agent_api!`). The `Model` travels as its layers
-// (`lib.rs` and `serve.rs` say how).
-
-#[allow(unused_imports)]
-use gpu::{GpuError, Stream, View};
-
 api! {
     types {
         /// What went wrong.

@@ -1,7 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
-
 #[test]
 fn a_runner_through_the_bridge_replays_its_graphs_on_the_judge_s_stream() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();

@@ -1,7 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
-
 #[test]
 fn a_server_through_the_bridge_runs_steps_on_the_judge_s_decoder() {
     let (device, compute, decoder) = judge_harness::virtual_decoder();

@@ -1,10 +1,3 @@
-// Exercise 105's API, declared once: `lib.rs` includes it as the checker's
-// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// (`judge_harness::agent_api!`).
-
-#[allow(unused_imports)]
-use gpu::{Result, Stream};
-
 api! {
     types {
         /// How to measure: runs to throw away first, then runs to time.

@@ -1,12 +1,3 @@
-// Exercise 106's API, declared once: `lib.rs` includes it as the checker's
-// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// (`judge_harness::agent_api!`).
-
-#[allow(unused_imports)]
-use gpu::{PinnedBuffer, Result, Stream};
-#[allow(unused_imports)]
-use std::time::Duration;
-
 api! {
     types {
         /// The model: what the compute stream does with each batch.

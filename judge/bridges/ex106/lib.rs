@@ -3,19 +3,6 @@
 //! the learner's in the agent ([`judge_harness::bridge`]) on the judge's
 //! streams and pinned batches, lent to it.
 //!
-//! Declared once in `api.rs` ([`judge_harness::api`]), which `serve.rs`,
-//! the agent's side, includes too: compiled into the agent with the
-//! learner's crate as `learner` and this one as `bridge`.
+//! Declared once in `api.rs`, the agent's end too ([`judge_harness::bridge!`]).
 
-#[cfg(test)]
-extern crate self as bridge;
-
-#[cfg(test)]
-#[path = "serve.rs"]
-mod serve;
-#[cfg(test)]
-mod tests;
-
-use judge_harness::checker_api as api;
-
-include!("api.rs");
+judge_harness::bridge!(api: "api.rs", tests: "tests.rs");

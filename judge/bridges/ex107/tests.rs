@@ -1,7 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
-
 #[test]
 fn predict_through_the_bridge_answers_as_the_solution_does() {
     let staging = Staging {

@@ -1,7 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
-
 #[test]
 fn generate_through_the_bridge_decodes_on_the_judge_s_decoder() {
     let (device, stream, decoder) = judge_harness::virtual_decoder();

@@ -1,7 +1,3 @@
-// Exercise 109's API, declared once: `lib.rs` includes it as the checker's
-// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// (`judge_harness::agent_api!`).
-
 api! {
     types {
         /// The two pools.

@@ -1,7 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
-
 const MIB: usize = 1 << 20;
 
 #[test]

@@ -1,10 +1,3 @@
-// Exercise 110's API, declared once: `lib.rs` includes it as the checker's
-// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// (`judge_harness::agent_api!`).
-
-#[allow(unused_imports)]
-use gpu::{Decoder, Result, Stream, View};
-
 api! {
     objects {
         /// The learner's captured step, which lives in the agent.

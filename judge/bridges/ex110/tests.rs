@@ -1,7 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
-
 #[test]
 fn a_captured_step_through_the_bridge_replays_on_the_judge_s_device() {
     let (device, stream, decoder) = judge_harness::virtual_decoder();

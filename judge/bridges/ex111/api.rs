@@ -1,10 +1,3 @@
-// Exercise 111's API, declared once: `lib.rs` includes it as the checker's
-// end (`judge_harness::checker_api!`), `serve.rs` as the agent's
-// (`judge_harness::agent_api!`).
-
-#[allow(unused_imports)]
-use gpu::{PinnedBuffer, Result, Stream, View};
-
 api! {
     fns {
         /// The learner's `handoff`, in the agent, on the judge's streams,

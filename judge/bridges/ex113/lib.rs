@@ -1,26 +1,14 @@
-//! Exercise 113's API as the checks see it in the judge's checker, from
-//! its declaration (`api.rs`, [`judge_harness::api`]): a [`BucketedStep`]
-//! that lives in the agent ([`judge_harness::bridge`]),
+//! Exercise 113's API as the checks see it in the judge's checker: a
+//! [`BucketedStep`] that lives in the agent ([`judge_harness::bridge`]),
 //! made on the judge's stream and decoder, lent to it. Every copy, fill and
 //! replay the learner's code queues runs on the judge's device, whose trace
 //! the checks read, and whose static buffers they read between steps.
 //!
-//! `serve.rs` is the agent's side: compiled into the agent with the
-//! learner's crate as `learner` and this one as `bridge`.
+//! Declared once in `api.rs`, the agent's end too ([`judge_harness::bridge!`]).
 
-#[cfg(test)]
-extern crate self as bridge;
-
-#[cfg(test)]
-#[path = "serve.rs"]
-mod serve;
-#[cfg(test)]
-mod tests;
-
-use judge_harness::checker_api as api;
 use std::fmt;
 
-include!("api.rs");
+judge_harness::bridge!(api: "api.rs", tests: "tests.rs");
 
 /// The batch sizes a graph is captured for, smallest first.
 pub const BUCKETS: [usize; 4] = [1, 2, 4, 8];

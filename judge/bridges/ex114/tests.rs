@@ -1,6 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
 use std::time::Duration;
 
 #[test]

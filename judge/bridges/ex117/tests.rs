@@ -1,7 +1,3 @@
-//! The bridge against the reference solution, with the agent in a thread.
-
-use super::*;
-
 #[test]
 fn run_through_the_bridge_runs_each_lent_chunk_on_the_judge_s_streams() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();

@@ -3,14 +3,18 @@
 //!
 //! A bridge (`judge/bridges/exID`) holds its exercise's API in `api.rs`, a
 //! single `api! { … }` of the exercise's types, free functions and objects,
-//! written as the learner's crate declares them. `lib.rs` includes it
-//! under [`checker_api!`](crate::checker_api!): the types (with serde), and
-//! functions and objects that call the learner's in the agent; `serve.rs`
-//! includes it under [`agent_api!`](crate::agent_api!): the agent's `serve`
-//! function, which makes each call with the learner's crate (`learner`),
-//! and the conversions of the exercise's types between the learner's crate
-//! and the bridge. The bridge keeps by hand only what is particular to it
-//! (a callback the checks hand the learner, a `Display`).
+//! written as the learner's crate declares them (the names of
+//! [`prelude`] need no import). Its `lib.rs` is
+//! [`bridge!`](crate::bridge!): the declaration under
+//! [`checker_api!`](crate::checker_api!), the checker's end (the types,
+//! with serde, and functions and objects that call the learner's in the
+//! agent), and under [`agent_api!`](crate::agent_api!), the agent's end,
+//! which the judge compiles into the agent: its `serve` function makes each
+//! call with the learner's crate (`learner`), and converts the exercise's
+//! types between the learner's crate and the bridge. The bridge keeps by
+//! hand only what is particular to it (a callback the checks hand the
+//! learner, a `Display`, a `serve.rs` around the declaration where a value
+//! travels otherwise than as itself).
 //!
 //! ```text
 //! api! {
@@ -72,7 +76,8 @@
 //! gone (an earlier call of it panicked), and the check ends saying so.
 //!
 //! A value that travels otherwise than as itself gets its [`Wire`] in
-//! `lib.rs` and its agent's conversion in `serve.rs` (exercise 103's
+//! `lib.rs` and its agent's conversion in the bridge's own `serve.rs`
+//! (`bridge!("api.rs", agent = "serve.rs")`; exercise 103's
 //! `Model`; exercise 101's `Block`, a handle with what the block reported).
 
 use gpu::remote::{DecoderRef, PinnedRef, StreamRef, host};
@@ -84,6 +89,14 @@ pub use crate::api_driven::{Driven, DriverArg, Events};
 pub use gpu;
 #[doc(hidden)]
 pub use serde;
+
+/// What a declaration names without importing it, on both ends: the
+/// judge's objects and the values every API shares (a bridge's own type of
+/// the same name comes first).
+pub mod prelude {
+    pub use gpu::{Decoder, GpuError, PinnedBuffer, Result, Stream, View};
+    pub use std::time::Duration;
+}
 
 /// A value as the checker sends it to the agent: a handle of the judge's
 /// stream, decoder or pinned buffer, or the value itself.

@@ -25,6 +25,8 @@ macro_rules! agent_api {
         $(impls { $($impls:tt)* })?
         $(objects { $($objects:tt)* })?
     ) => {
+        #[allow(unused_imports)]
+        use $crate::api::prelude::*;
         $crate::__agent_prelude!();
         $($crate::__agent_types! { $($types)* })?
         $($crate::__agent_drivers! { $($drivers)* })?

@@ -18,6 +18,8 @@ macro_rules! checker_api {
         $(impls { $($impls:tt)* })?
         $(objects { $($objects:tt)* })?
     ) => {
+        #[allow(unused_imports)]
+        use $crate::api::prelude::*;
         $($crate::__checker_types! { $($types)* })?
         $($crate::__checker_drivers! { $($drivers)* })?
         $($crate::__checker_fns! { $($fns)* })?
