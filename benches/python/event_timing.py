@@ -4,8 +4,9 @@ The measurement behind the cpu-and-gpu chapter's three things about event
 timing that are easy to get wrong:
 
 * **resolution**: 1000 pairs of timing events recorded back to back on a
-  stream kept busy before them by a 200 ms kernel, far longer than the CPU
-  takes to record them all (so the GPU, not the CPU, paces every pair);
+  stream kept busy before them by a 1 s kernel, far longer than the CPU
+  takes to record them all (so the GPU, not the CPU, paces every pair; each
+  event is created, at its first record, before the kernel);
   the smallest, median and largest reading of ``elapsed_time``, and every
   distinct reading with how many pairs gave it (a histogram);
 * **what the pair times**: a 1 ms kernel between two events, alone and with
@@ -31,7 +32,7 @@ from common import Spin, header, require_cuda
 
 COMMAND = "python3 benches/python/event_timing.py"
 PAIRS = 1000
-BUSY_MS = 200.0  # far longer than the CPU takes to record every pair
+BUSY_MS = 1000.0  # far longer than the CPU takes to record every pair
 
 
 def pair() -> tuple[torch.cuda.Event, torch.cuda.Event]:
@@ -39,17 +40,19 @@ def pair() -> tuple[torch.cuda.Event, torch.cuda.Event]:
 
 
 def resolution(spin: Spin) -> list[str]:
-    busy = pair()
-    busy[0].record()
-    spin(BUSY_MS)  # the GPU is busy while the CPU records every pair
-    busy[1].record()
-    began = time.perf_counter()
-    pairs = []
-    for _ in range(PAIRS):
-        start, end = pair()
+    pairs = [pair() for _ in range(PAIRS)]
+    for start, end in pairs:  # PyTorch creates a CUDA event at its first record
         start.record()
         end.record()
-        pairs.append((start, end))
+    torch.cuda.synchronize()
+    busy = pair()
+    busy[0].record()
+    spin(BUSY_MS)  # the GPU is busy while the CPU records every pair again
+    busy[1].record()
+    began = time.perf_counter()
+    for start, end in pairs:
+        start.record()
+        end.record()
     recorded_ms = (time.perf_counter() - began) * 1e3
     torch.cuda.synchronize()
     busy_ms = busy[0].elapsed_time(busy[1])
