@@ -33,6 +33,13 @@ api! {
         /// The learner's `bucket_for`, in the agent.
         pub fn bucket_for(rows: usize) -> Option<usize>;
     }
+    impls {
+        impl Error {
+            /// The learner's message for the error (its `Display`, which the checks read).
+            #[allow(clippy::inherent_to_string_shadow_display)]
+            pub fn to_string(&self) -> String;
+        }
+    }
     objects {
         /// The learner's runner, which lives in the agent.
         pub struct Runner {
