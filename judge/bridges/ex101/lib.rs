@@ -19,7 +19,7 @@ mod sim;
 mod types;
 
 pub use sim::{SimDriver, SimEvent};
-pub use types::{Block, BlockRef};
+pub use types::Block;
 
 /// Every request is rounded up to a multiple of this, and is at least this.
 pub const MIN_BLOCK: usize = 512;

@@ -7,18 +7,13 @@ use judge_harness::agent_api as api;
 
 include!("api.rs");
 
-/// A block handed out: kept here, its handle and what it reports sent.
+/// A block handed out: kept here, its handle and what it reports sent (as
+/// the bridge's `Block` reads it).
 impl AgentGive for learner::Block {
-    type Wire = bridge::BlockRef;
-    fn give(self) -> bridge::BlockRef {
+    type Wire = (u64, u64, usize, bridge::StreamId);
+    fn give(self) -> Self::Wire {
         let (addr, size, stream) = (self.addr(), self.size(), self.stream().give());
-        let handle = judge_harness::agent::current().keep(self);
-        bridge::BlockRef {
-            handle,
-            addr,
-            size,
-            stream,
-        }
+        (judge_harness::agent::current().keep(self), addr, size, stream)
     }
 }
 

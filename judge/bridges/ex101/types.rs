@@ -3,42 +3,19 @@
 //! the allocator reports are declared in `api.rs`).
 
 use crate::StreamId;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-/// A block the learner's allocator handed out: its address, size and
-/// stream as the learner's `Block` reported them, and the handle of that
-/// block in the agent. Not `Clone`, like the learner's.
+/// A block the learner's allocator handed out: the handle of that block in
+/// the agent, and its address, size and stream as the learner's `Block`
+/// reported them. Not `Clone`, like the learner's. It travels from the
+/// agent as `(handle, addr, size, stream)` (`serve.rs`), which postcard
+/// encodes as it does these fields, in this order.
 #[derive(Debug, Deserialize)]
-#[serde(from = "BlockRef")]
 pub struct Block {
-    pub(crate) handle: u64,
-    pub(crate) addr: u64,
-    pub(crate) size: usize,
-    pub(crate) stream: StreamId,
-}
-
-/// A block as it travels from the agent.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct BlockRef {
-    /// The learner's block, kept in the agent.
-    pub handle: u64,
-    /// Its `addr()`.
-    pub addr: u64,
-    /// Its `size()`.
-    pub size: usize,
-    /// Its `stream()`.
-    pub stream: StreamId,
-}
-
-impl From<BlockRef> for Block {
-    fn from(r: BlockRef) -> Self {
-        Self {
-            handle: r.handle,
-            addr: r.addr,
-            size: r.size,
-            stream: r.stream,
-        }
-    }
+    handle: u64,
+    addr: u64,
+    size: usize,
+    stream: StreamId,
 }
 
 impl Block {

@@ -1,5 +1,3 @@
-use std::time::Duration;
-
 #[test]
 fn measure_through_the_bridge_times_the_runs_it_is_given() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();

@@ -1,5 +1,3 @@
-use std::time::Duration;
-
 #[test]
 fn a_handoff_through_the_bridge_runs_on_the_judge_s_device() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();

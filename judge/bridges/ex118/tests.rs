@@ -1,5 +1,3 @@
-use std::time::Duration;
-
 #[test]
 fn submit_through_the_bridge_runs_the_steps_it_is_given() {
     let device = gpu::Device::open(gpu::Backend::Virtual).unwrap();
