@@ -8,7 +8,6 @@ use crate::timeline::{busy, is_kernel, length};
 use crate::view::{Error, percent, time};
 use gpu::SvgOptions;
 use std::time::Duration;
-use workbook_benches::cpu_gpu::pipeline;
 use workbook_benches::figures::graphs::{KERNELS, live};
 use workbook_benches::figures::live_device;
 use workbook_benches::graphs::KernelStep;
@@ -214,16 +213,8 @@ fn submit(mode: &str) -> Result<Outcome, Error> {
 
 fn idle(us: &str) -> Result<Outcome, Error> {
     let us: u64 = us.parse().unwrap_or(0);
-    let (drawn, _) = step("eager", us)?;
+    let (drawn, gpu) = step("eager", us)?;
     let (submit, total) = (drawn.run.submit.median, drawn.run.total.median);
-    // The kernels' own GPU time: the same kernels back to back behind a
-    // gate, timed by one pair of events. Not the step's spans: on a real
-    // GPU, an event pair around a launch that finds the GPU idle also times
-    // the GPU's wait for that launch (on an H100, 3 runs of 5 read the empty
-    // kernels' step as busy that way).
-    let stream = drawn.device.new_stream()?;
-    let kernel = Duration::from_micros(us);
-    let gpu = pipeline(&drawn.device, &stream, kernel, KERNELS.count)?.gpu_ns;
     let idle = percent(total - gpu, total);
     let mostly_idle = gpu < total * 0.75;
     let says = match mostly_idle {
