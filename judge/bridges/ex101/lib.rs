@@ -1,7 +1,7 @@
 //! Exercise 101's API as the checks see it in the judge's checker: the
 //! constants, types and [`Driver`] trait of `exercises/101-caching-allocator`,
 //! the judge's own [`SimDriver`], and a [`CachingAllocator`] that stands for
-//! the learner's, which lives in the agent ([`judge_harness::bridge`]). The
+//! the learner's, which lives in the agent ([`judge_harness::bridge`](mod@judge_harness::bridge)). The
 //! driver stays here: each of its calls by the learner's allocator comes
 //! back as a callback and runs on the judge's driver (the scripted one, or
 //! a check's own over the judge's device).

@@ -3,7 +3,7 @@
 //! (the judge's own copy, the reference solution's `src/model.rs`: its
 //! reference is the truth, whatever the learner did to theirs), and a
 //! [`Runner`] and a [`bucket_for`] that call the learner's in the agent
-//! ([`judge_harness::bridge`]).
+//! ([`judge_harness::bridge`](mod@judge_harness::bridge)).
 //!
 //! Declared once in `api.rs`; the agent's end (`serve.rs`) adds how the
 //! model travels ([`judge_harness::bridge!`]).

@@ -7,7 +7,7 @@
 //!   the exercise's bridge (`judge/bridges/exID`), the judge's code alone.
 //!   It runs every check here and starts an **agent** ([`agent::main`]: the
 //!   learner's crate with the bridge's serve function) in the sandbox; the
-//!   bridge calls the learner's code there ([`bridge`]), and every device
+//!   bridge calls the learner's code there ([`bridge`](mod@bridge)), and every device
 //!   the learner's code uses is a proxy of one of the checker's
 //!   ([`gpu::remote`]). So no verdict, trace, timing or diagnosis is
 //!   computed in a process that runs learner code ([`wire`] says what the
@@ -39,7 +39,7 @@
 //! on an import of a layer above): the link's frames ([`wire`]), the
 //! protocol and what a check is made of at the bottom; the runner of a
 //! suite over them; the agent's serve loop ([`agent`]) and the checker's
-//! calls ([`bridge`]) above it; and at the top what joins those two: the
+//! calls ([`bridge`](mod@bridge)) above it; and at the top what joins those two: the
 //! checker's agents ([`checker_main`]) and the loopback of the bridges'
 //! tests ([`loopback()`]).
 
