@@ -70,9 +70,22 @@ pub fn run_on<T>(on: On, f: impl FnOnce() -> T) -> T {
 /// A fresh device for a live figure that prints nothing: the virtual GPU
 /// with the default (H200) calibration, unless [`run_on`] chose another.
 pub fn live_device() -> gpu::Result<Device> {
+    device_on(true)
+}
+
+/// A fresh device like [`live_device`]'s, without GPU timing: for what the
+/// two event records a timed device puts around every operation would
+/// change on a real GPU (they take GPU time and the CPU's, and a pair
+/// around a launch that finds the GPU idle also times the wait for it).
+pub fn untimed_device() -> gpu::Result<Device> {
+    device_on(false)
+}
+
+/// The device [`run_on`] chose, timed on a real GPU when asked and `timed`.
+fn device_on(timed: bool) -> gpu::Result<Device> {
     let (backend, calibration, gpu_timing) = match ON.with(|cell| cell.borrow().clone()) {
         On::Virtual(calibration) => (Backend::Virtual, calibration.map(|c| *c), false),
-        On::Cuda { timed } => (Backend::Cuda, None, timed),
+        On::Cuda { timed: asked } => (Backend::Cuda, None, asked && timed),
     };
     Device::with_options(DeviceOptions {
         backend,
