@@ -706,6 +706,29 @@ mod tests {
         }
     }
 
+    #[test]
+    fn an_agent_serves_the_bridge_s_declaration_or_its_own_serve_rs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, spec) = spec_named(dir.path(), "c", Kind::Agent);
+        let api = spec.bridge.join("api.rs");
+        let generated = main_rs(&spec);
+        assert!(
+            generated.contains("use judge_harness::agent_api as api;")
+                && generated.contains(&format!("include!({:?});", api.to_string_lossy())),
+            "{generated}"
+        );
+        std::fs::write(spec.bridge.join("serve.rs"), "").unwrap();
+        let own = main_rs(&spec);
+        let serve = spec.bridge.join("serve.rs");
+        assert!(
+            own.contains(&format!(
+                "#[path = {:?}]\nmod serve;",
+                serve.to_string_lossy()
+            )) && !own.contains("agent_api"),
+            "{own}"
+        );
+    }
+
     /// The fields of a message of cargo's about the binary crate `name`.
     fn about(name: &str) -> String {
         format!(

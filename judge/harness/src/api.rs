@@ -3,9 +3,8 @@
 //!
 //! A bridge (`judge/bridges/exID`) holds its exercise's API in `api.rs`, a
 //! single `api! { … }` of the exercise's types, free functions and objects,
-//! written as the learner's crate declares them (the names of
-//! [`prelude`] need no import). Its `lib.rs` is
-//! [`bridge!`](crate::bridge!): the declaration under
+//! written as the learner's crate declares them ([`prelude`]'s names need
+//! no import). Its `lib.rs` is [`bridge!`](crate::bridge!): the declaration under
 //! [`checker_api!`](crate::checker_api!), the checker's end (the types,
 //! with serde, and functions and objects that call the learner's in the
 //! agent), and under [`agent_api!`](crate::agent_api!), the agent's end,
@@ -77,8 +76,8 @@
 //!
 //! A value that travels otherwise than as itself gets its [`Wire`] in
 //! `lib.rs` and its agent's conversion in the bridge's own `serve.rs`
-//! (`bridge!("api.rs", agent = "serve.rs")`; exercise 103's
-//! `Model`; exercise 101's `Block`, a handle with what the block reported).
+//! (`agent: "serve.rs"` in [`bridge!`](crate::bridge!); exercise 103's
+//! `Model`; exercise 101's `Block`, a handle with what it reported).
 
 use gpu::remote::{DecoderRef, PinnedRef, StreamRef, host};
 use gpu::{Decoder, Elem, PinnedBuffer, Stream};
@@ -90,9 +89,8 @@ pub use gpu;
 #[doc(hidden)]
 pub use serde;
 
-/// What a declaration names without importing it, on both ends: the
-/// judge's objects and the values every API shares (a bridge's own type of
-/// the same name comes first).
+/// What a declaration names without importing it, on both ends (a
+/// bridge's own type of the same name comes first).
 pub mod prelude {
     pub use gpu::{Decoder, GpuError, PinnedBuffer, Result, Stream, View};
     pub use std::time::Duration;
