@@ -77,6 +77,9 @@ pub(crate) struct Core {
     /// `Option` from admission; a pointer keeps both moves small.
     capture: Option<Box<Capture>>,
     entries: Entries,
+    /// The ranges opened so far (`Device::range`), apart from the calls'
+    /// entries: a call never touches them.
+    pub(crate) ranges: crate::profile::Ranges,
     checks: Checks,
 }
 
@@ -97,6 +100,7 @@ impl Core {
             streams: Vec::new(),
             allocations: Allocations::default(),
             entries: Entries::default(),
+            ranges: crate::profile::Ranges::default(),
             checks,
         }
     }
@@ -390,8 +394,11 @@ impl Core {
 
     /// The trace so far, with pending GPU spans resolved (may wait on the CUDA backend).
     pub(crate) fn trace(&mut self) -> Trace {
-        self.entries
-            .trace(self.exec.as_mut(), &self.info, &self.streams)
+        let mut trace = self
+            .entries
+            .trace(self.exec.as_mut(), &self.info, &self.streams);
+        trace.ranges = self.ranges.snapshot(self.exec.now_ns(), self.entries.len());
+        trace
     }
 
     /// Number of entries so far: the `seq` the next call will get.
@@ -402,6 +409,7 @@ impl Core {
     /// Drops the trace so far (sequence numbers start again at 0).
     pub(crate) fn clear_trace(&mut self) {
         self.entries.clear();
+        self.ranges.clear();
     }
 }
 

@@ -116,6 +116,7 @@ mod kernels;
 mod label;
 mod measure;
 mod memory;
+mod profile;
 mod provenance;
 mod race;
 // Devices in another process (the judge's): the proxies, the link, the
@@ -146,6 +147,7 @@ pub use measure::measure;
 #[cfg(not(target_arch = "wasm32"))]
 pub use measure::{LaunchBench, LaunchCosts, LaunchWay, Spread, measure_launches};
 pub use memory::{DeviceBuffer, PinnedBuffer, Segment};
+pub use profile::{Range, RangeGuard};
 pub use provenance::MeasurementHeader;
 pub use race::{AccessRecord, Actor, RaceKind, RaceReport};
 pub use stream::Stream;

@@ -5,8 +5,9 @@
 //! `#[track_caller]`), when the CPU entered and left it, whether the call can
 //! make the CPU wait for the GPU (and why), and when the GPU ran the work
 //! (exact on the virtual GPU; from events on the CUDA backend when GPU timing
-//! is on). A [`Trace`] exports as Chrome Trace Event JSON (Perfetto opens it)
-//! and as an SVG timeline.
+//! is on). The trace also holds the ranges the program marked
+//! ([`crate::Device::range`]). A [`Trace`] exports as Chrome Trace Event JSON
+//! (Perfetto opens it) and as an SVG timeline.
 
 mod chrome;
 mod svg;
@@ -353,6 +354,10 @@ pub struct Trace {
     pub streams: Vec<StreamId>,
     /// The entries, in call order.
     pub entries: Vec<TraceEntry>,
+    /// The ranges ([`crate::Device::range`]), in the order they were opened
+    /// (so a range comes before those nested in it).
+    #[serde(default)]
+    pub ranges: Vec<crate::Range>,
 }
 
 impl Trace {

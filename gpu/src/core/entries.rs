@@ -91,6 +91,7 @@ impl Entries {
             device: info.name.clone(),
             streams: streams.to_vec(),
             entries: entries.map(|(seq, e)| e.to_trace(seq as u64)).collect(),
+            ranges: Vec::new(),
         }
     }
 

@@ -180,6 +180,10 @@ pub(crate) enum What {
     },
     /// The drop of a decoder: `()`.
     DropDecoder { decoder: u32 },
+    /// `Device::range`: the range's place on the learner's stack, `u64`.
+    OpenRange { name: String },
+    /// The drop of a range's guard: `()`.
+    CloseRange { place: u64 },
 }
 
 impl What {
@@ -212,6 +216,7 @@ impl What {
                 | Self::DropPinned { .. }
                 | Self::DropGraph { .. }
                 | Self::DropDecoder { .. }
+                | Self::CloseRange { .. }
         )
     }
 }

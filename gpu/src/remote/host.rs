@@ -78,6 +78,9 @@ struct Entry {
     pinned_bytes: u64,
     /// Reads of the device's CPU clock (`now`) the learner's process made.
     clock_reads: u64,
+    /// The places, on the device's stack of ranges, of the ranges the
+    /// learner opened and has not closed: it may close only these.
+    ranges: Vec<usize>,
 }
 
 impl Entry {
@@ -94,6 +97,7 @@ impl Entry {
             next_decoder: 1,
             pinned_bytes: 0,
             clock_reads: 0,
+            ranges: Vec::new(),
         }
     }
 }
@@ -324,6 +328,16 @@ impl Entry {
         )))
     }
 
+    /// Closes the learner's range at `place` and those it opened inside it;
+    /// a place the learner did not open (the judge's own ranges) is left.
+    fn close_range(&mut self, place: u64) {
+        let Some(at) = self.ranges.iter().position(|&p| p as u64 == place) else {
+            return;
+        };
+        self.ranges.truncate(at);
+        self.device.close_range(place as usize);
+    }
+
     fn serve(&mut self, site: CallSite, what: What) -> Vec<u8> {
         match what {
             What::Describe => encode(Ok(Description {
@@ -484,6 +498,15 @@ impl Entry {
                 if self.decoders.get(&decoder).is_some_and(|(_, own)| *own) {
                     self.decoders.remove(&decoder);
                 }
+                encode(Ok(()))
+            }
+            What::OpenRange { name } => {
+                let place = self.device.open_range(site, &name);
+                self.ranges.push(place);
+                encode(Ok(place as u64))
+            }
+            What::CloseRange { place } => {
+                self.close_range(place);
                 encode(Ok(()))
             }
         }

@@ -7,11 +7,21 @@
 //! stream id) holding the GPU spans of the work queued on it, and flow arrows
 //! (`"s"` → `"f"`) link each launch or copy to its execution.
 //!
+//! Ranges ([`crate::Device::range`]) are complete events of category
+//! `"range"`: on the CPU lane from their open to their close, around the
+//! calls made inside them, and on each stream's lane around the work those
+//! calls queued there (from its first start to its last end), as Nsight
+//! Systems projects an NVTX range onto a stream. Both nest: a range inside
+//! another, and a call or a kernel inside its range. Each range comes
+//! before the calls and the work it encloses, so a viewer that meets two
+//! events with one start time opens the range first.
+//!
 //! Times are microseconds as floats (the format's unit); `displayTimeUnit` asks
 //! the viewer to show nanoseconds. `serde_json` sorts object keys and events
 //! are emitted in trace order, so the same trace always gives the same bytes.
 
 use super::{OpKind, Trace, TraceEntry};
+use crate::profile::Range;
 use serde_json::{Value, json};
 
 /// The process id of the one process in the file.
@@ -20,13 +30,17 @@ const PID: u32 = 1;
 const CPU_TID: u32 = 0;
 /// The thread id of GPU work that names no stream (not expected, but kept visible).
 const NO_STREAM_TID: u32 = u32::MAX;
+/// The category of a range's events.
+const RANGE_CAT: &str = "range";
 /// Chrome's reserved colour name that renders red.
 const BLOCKING_COLOR: &str = "terrible";
 
 /// Renders `trace` as Chrome Trace Event JSON (object form).
 pub(super) fn render(trace: &Trace) -> String {
     let mut events = metadata(trace);
+    events.extend(trace.ranges.iter().map(range_cpu_event));
     events.extend(trace.entries.iter().map(cpu_event));
+    events.extend(range_gpu_events(trace));
     events.extend(trace.entries.iter().filter_map(gpu_event));
     events.extend(trace.entries.iter().flat_map(flow_events));
     let doc = json!({
@@ -137,6 +151,54 @@ fn cpu_event(entry: &TraceEntry) -> Value {
         event["cname"] = json!(BLOCKING_COLOR);
     }
     event
+}
+
+/// The arguments every event of a range carries.
+fn range_args(range: &Range) -> Value {
+    json!({
+        "depth": range.depth,
+        "first_seq": range.first_seq,
+        "end_seq": range.end_seq,
+        "site": range.site.to_string(),
+    })
+}
+
+/// The CPU lane's complete event for a range: from its open to its close.
+fn range_cpu_event(range: &Range) -> Value {
+    json!({
+        "ph": "X",
+        "pid": PID,
+        "tid": CPU_TID,
+        "name": range.name,
+        "cat": RANGE_CAT,
+        "ts": us(range.cpu_start_ns),
+        "dur": us(range.cpu_ns()),
+        "args": range_args(range),
+    })
+}
+
+/// Each range's complete event on each stream where its calls queued work
+/// the GPU ran, in stream order, then in the order the ranges were opened.
+fn range_gpu_events(trace: &Trace) -> Vec<Value> {
+    let mut events = Vec::new();
+    for &stream in &trace.streams {
+        for range in &trace.ranges {
+            let Some(span) = trace.range_gpu_span(range, Some(stream)) else {
+                continue;
+            };
+            events.push(json!({
+                "ph": "X",
+                "pid": PID,
+                "tid": stream.0,
+                "name": range.name,
+                "cat": RANGE_CAT,
+                "ts": us(span.start_ns),
+                "dur": us(span.end_ns.saturating_sub(span.start_ns)),
+                "args": range_args(range),
+            }));
+        }
+    }
+    events
 }
 
 /// The stream lane's complete event for a call the GPU ran, if it did.

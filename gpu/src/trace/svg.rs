@@ -7,7 +7,8 @@
 //! Stream lanes show when the GPU ran each operation, coloured by kind. Every
 //! rectangle carries a `<title>` tooltip; a legend at the bottom explains the
 //! colours. Numbers are printed with fixed precision, so the same trace and
-//! options always give the same bytes.
+//! options always give the same bytes. A trace with ranges gets their lanes
+//! above the CPU's ([`ranges`]); one without is drawn as before ranges existed.
 
 use super::{OpKind, StreamId, Trace, TraceEntry};
 use std::fmt::Write as _;
@@ -128,6 +129,8 @@ fn extent(trace: &Trace) -> (u64, u64) {
         let gpu = e.gpu.map(|g| (g.start_ns, g.end_ns));
         std::iter::once((e.cpu_start_ns, e.cpu_end_ns)).chain(gpu)
     });
+    let ranges = trace.ranges.iter().map(|r| (r.cpu_start_ns, r.cpu_end_ns));
+    let spans = spans.chain(ranges);
     let (lo, hi) = spans.fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
     if lo > hi { (0, 1) } else { (lo, hi) }
 }
@@ -317,7 +320,7 @@ impl Plot {
     }
 }
 
-/// The top of lane `lane` (0 = CPU).
+/// The top of lane `lane` (from 0, the first lane under the axis).
 fn lane_y(lane: usize) -> f64 {
     TOP + lane as f64 * LANE_H
 }
@@ -350,10 +353,11 @@ fn header(title: &str, subtitle: &str, (width, height): (f64, f64)) -> String {
     )
 }
 
-/// The lane labels: "CPU", then one per GPU lane.
-fn lane_names(streams: &[Option<StreamId>]) -> Vec<String> {
+/// The lane labels: the ranges' `range_lanes`, "CPU", then one per GPU lane.
+fn lane_names(range_lanes: usize, streams: &[Option<StreamId>]) -> Vec<String> {
     let name = |s: &Option<StreamId>| s.map_or("GPU (no stream)".into(), |s| format!("stream {s}"));
-    std::iter::once("CPU".into())
+    ranges::names(range_lanes)
+        .chain(std::iter::once("CPU".into()))
         .chain(streams.iter().map(name))
         .collect()
 }
@@ -363,7 +367,8 @@ pub(super) fn render(trace: &Trace, options: &SvgOptions) -> String {
     let frame = Frame::new(trace, options);
     let width = frame.x1 + RIGHT_PAD;
     let streams = gpu_lanes(trace);
-    let names = lane_names(&streams);
+    let cpu = ranges::lanes(trace);
+    let names = lane_names(cpu, &streams);
     let bottom = lane_y(names.len());
     let mut plot = Plot {
         svg: String::new(),
@@ -372,14 +377,19 @@ pub(super) fn render(trace: &Trace, options: &SvgOptions) -> String {
     };
     plot.lanes(&names, width);
     plot.axis(bottom);
+    plot.ranges(trace);
     for entry in &trace.entries {
-        plot.bar(0, entry, false);
+        plot.bar(cpu, entry, false);
         if entry.gpu.is_some() {
             let lane = streams.iter().position(|s| *s == entry.stream).unwrap_or(0);
-            plot.bar(1 + lane, entry, true);
+            plot.bar(cpu + 1 + lane, entry, true);
         }
     }
-    let height = plot.legend(bottom + 28.0, width) + 14.0;
+    let mut legend = bottom + 28.0;
+    if cpu > 0 {
+        legend = plot.range_legend(legend);
+    }
+    let height = plot.legend(legend, width) + 14.0;
     let title = options.title.as_deref().unwrap_or("GPU timeline");
     let mut out = header(title, &subtitle(trace, &plot.frame), (width, height));
     out.push_str(&plot.svg);
@@ -387,5 +397,6 @@ pub(super) fn render(trace: &Trace, options: &SvgOptions) -> String {
     out
 }
 
+mod ranges;
 #[cfg(test)]
 mod tests;

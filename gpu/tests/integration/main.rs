@@ -12,6 +12,7 @@ mod blocking;
 mod capture;
 mod fork;
 mod kernels;
+mod profile;
 mod races;
 mod remote;
 mod trace;

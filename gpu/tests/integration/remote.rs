@@ -14,15 +14,19 @@ use std::time::Duration;
 
 /// What a learner's code might do with a stream and a pinned buffer it was
 /// given: allocations, copies each way, kernels, events across two streams,
-/// a capture and its replays, a decoder, a segment, a race, a refused sync.
+/// a capture and its replays, a decoder, a segment, a race, a refused sync,
+/// in ranges.
 fn program(stream: &Stream, batch: &PinnedBuffer<f32>) -> Result<Vec<f32>> {
     let device = stream.device();
+    let _program = device.range("program");
     let other = device.new_stream()?;
+    let upload = device.range("upload");
     let x = stream.alloc_zeros::<f32>(batch.len())?;
     let total = stream.alloc_zeros::<f32>(1)?;
     stream.spin(Duration::from_millis(2))?;
     stream.copy_from_pinned(batch, &x)?;
     stream.sum(&x, &total)?;
+    drop(upload);
     let done = stream.record_event()?;
     other.wait_event(&done)?;
     let y = other.alloc_zeros::<f32>(batch.len())?;
@@ -140,6 +144,13 @@ fn a_program_through_proxies_leaves_the_same_record_as_in_process() {
         assert_eq!(remote, local);
     }
     assert_eq!(theirs.len(), ours.len());
+    let ranges = |d: &Device| d.trace().ranges;
+    assert_eq!(
+        ranges(&judged).len(),
+        2,
+        "the learner's ranges are in the judge's trace"
+    );
+    assert_eq!(ranges(&judged), ranges(&local));
     let races = |d: &Device| {
         d.races()
             .iter()

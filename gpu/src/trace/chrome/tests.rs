@@ -66,6 +66,7 @@ fn sample() -> Trace {
             entry(4, OpKind::EventQuery, "query", (8_000, 9_000)),
             sync,
         ],
+        ranges: Vec::new(),
     }
 }
 

@@ -61,6 +61,7 @@ fn sample() -> Trace {
         device,
         streams: vec![StreamId(1), StreamId(2)],
         entries,
+        ranges: Vec::new(),
     }
 }
 
