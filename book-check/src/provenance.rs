@@ -17,7 +17,9 @@
 //! * `git log <commit>..HEAD -- <code>` not empty: stale, with the commits
 //!   that changed the code;
 //! * a `-dirty` commit (built with uncommitted changes to the measured code)
-//!   counts as that commit.
+//!   counts as that commit;
+//! * a commit of [`UNMEASURED`] (it changed the runtime's files, not what a
+//!   measurement runs: each says why) does not make a file stale.
 //!
 //! [`check`] runs it over the book's measurements folder, and holds the
 //! table to the folder: a file without an entry, an entry without a file and
@@ -27,7 +29,7 @@
 
 mod table;
 
-pub use table::{MEASURED, Measured, NOT_YET_REMEASURED, On, RUNTIME};
+pub use table::{MEASURED, Measured, NOT_YET_REMEASURED, On, RUNTIME, UNMEASURED, Unmeasured};
 
 use std::path::Path;
 use std::process::Command;
@@ -78,6 +80,18 @@ fn git(repo: &Path, args: &[&str]) -> Option<String> {
 /// measured at a commit of `HEAD`'s history after which no commit touched
 /// that code; else what is wrong and what to do.
 pub fn check_file(repo: &Path, name: &str, path: &Path, code: &[&str]) -> Result<(), String> {
+    check_file_except(repo, name, path, code, &[])
+}
+
+/// [`check_file`], where the commits of `unmeasured` do not make a file
+/// stale (they changed the code's files, not what it runs).
+pub fn check_file_except(
+    repo: &Path,
+    name: &str,
+    path: &Path,
+    code: &[&str],
+    unmeasured: &[Unmeasured],
+) -> Result<(), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read `{name}` ({e}): is it in the measurements folder?"))?;
     let measure = how_to_measure(&text);
@@ -117,7 +131,7 @@ pub fn check_file(repo: &Path, name: &str, path: &Path, code: &[&str]) -> Result
             "`{name}` was measured at commit `{commit}`, which is not in the history of `HEAD` (a rebased or abandoned branch): measure it again with {measure}"
         ));
     }
-    let mut log = vec!["log", "--format=%h %s"];
+    let mut log = vec!["log", "--format=%H %h %s"];
     let range = format!("{commit}..HEAD");
     log.extend([range.as_str(), "--"]);
     log.extend(code);
@@ -127,10 +141,15 @@ pub fn check_file(repo: &Path, name: &str, path: &Path, code: &[&str]) -> Result
             repo.display()
         )
     })?;
-    if changes.is_empty() {
+    let commits: Vec<&str> = changes
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .filter(|(full, _)| !unmeasured.iter().any(|u| u.commit == *full))
+        .map(|(_, shown)| shown)
+        .collect();
+    if commits.is_empty() {
         return Ok(());
     }
-    let commits: Vec<&str> = changes.lines().collect();
     let shown: Vec<String> = commits.iter().take(3).map(|c| format!("`{c}`")).collect();
     let more = match commits.len() {
         n if n > 3 => format!(" and {} more", n - 3),
@@ -147,7 +166,17 @@ pub fn check_file(repo: &Path, name: &str, path: &Path, code: &[&str]) -> Result
 /// `repo` against [`MEASURED`], skipping the files of [`NOT_YET_REMEASURED`]
 /// that still have no `commit:` line. One message per problem.
 pub fn check(repo: &Path, folder: &Path) -> Vec<String> {
-    check_with(repo, folder, MEASURED, NOT_YET_REMEASURED)
+    let mut problems = check_with(repo, folder, MEASURED, NOT_YET_REMEASURED);
+    for u in UNMEASURED {
+        let known = git(repo, &["merge-base", "--is-ancestor", u.commit, "HEAD"]).is_some();
+        if !known {
+            problems.push(format!(
+                "`UNMEASURED` names commit `{}`, which is not in the history of `HEAD`: take it off, or fetch the history (`git fetch --unshallow`)",
+                u.commit
+            ));
+        }
+    }
+    problems
 }
 
 /// [`check`] with its table and its list of files not measured again.
@@ -224,7 +253,8 @@ fn check_entry(
         }
         return problems;
     }
-    problems.extend(check_file(repo, name, &path, &entry.pathspecs()).err());
+    let code = entry.pathspecs();
+    problems.extend(check_file_except(repo, name, &path, &code, UNMEASURED).err());
     if has_commit && let Ok(text) = std::fs::read_to_string(&path) {
         problems.extend(check_toolchain(name, &text, entry.on).err());
     }

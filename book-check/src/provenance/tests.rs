@@ -95,6 +95,36 @@ fn a_file_is_fresh_until_a_commit_changes_its_code() {
 }
 
 #[test]
+fn a_commit_listed_as_unmeasured_leaves_the_file_fresh_and_no_other() {
+    let repo = Repo::new();
+    let measured_at = repo.git(&["rev-parse", "--short=12", "HEAD"]);
+    let file = repo.measure(&measured_at);
+    repo.write("code/kernel.rs", "// v1, and a type no measurement uses\n");
+    repo.commit("a new type");
+    let full = repo.git(&["rev-parse", "HEAD"]);
+    let commit: &'static str = Box::leak(full.into_boxed_str());
+    let unmeasured = [Unmeasured {
+        commit,
+        why: "a type no measurement uses",
+    }];
+    let check =
+        |repo: &Repo| check_file_except(repo.path(), "run.txt", &file, &["code"], &unmeasured);
+    assert_eq!(check(&repo), Ok(()));
+    assert!(
+        repo.check(&file).unwrap_err().contains("a new type"),
+        "not exempt elsewhere"
+    );
+    repo.write("code/kernel.rs", "// v2\n");
+    repo.commit("a faster kernel");
+    let error = check(&repo).unwrap_err();
+    assert!(
+        error.contains("1 commit(s)") && error.contains("a faster kernel"),
+        "{error}"
+    );
+    assert!(!error.contains("a new type"), "{error}");
+}
+
+#[test]
 fn a_dirty_commit_counts_as_its_commit() {
     let repo = Repo::new();
     let measured_at = repo.git(&["rev-parse", "--short=12", "HEAD"]);
