@@ -2,7 +2,7 @@
 //! no picture can drift from what the code does: the allocator's segments and
 //! blocks from the reference allocator's snapshots (`allocator`), and
 //! timelines from the virtual GPU's traces (`timing`, `cpu_gpu`, `streams`,
-//! `default_stream`, `hidden_syncs`, `overlap`, `graphs`). `cargo test`
+//! `default_stream`, `hidden_syncs`, `overlap`, `graphs`, `profile`). `cargo test`
 //! redraws every one and fails when a committed SVG differs, and
 //!
 //! ```text
@@ -17,6 +17,7 @@ mod default_stream;
 pub mod graphs;
 pub mod hidden_syncs;
 pub mod overlap;
+pub mod profile;
 pub mod streams;
 mod timing;
 
@@ -113,6 +114,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("hidden-syncs-per-window.svg", hidden_syncs::per_window()),
         ("overlap-naive.svg", overlap::naive()),
         ("overlap-overlapped.svg", overlap::overlapped()),
+        ("profile-step.svg", profile::step()),
     ];
     figures.extend(graphs::all());
     figures

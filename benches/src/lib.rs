@@ -68,6 +68,7 @@ pub mod hosts;
 // allowance goes with it.
 #[allow(rustdoc::broken_intra_doc_links)]
 pub mod launch_overhead;
+pub mod profile_step;
 pub mod sampling;
 pub mod streams;
 mod summary;
