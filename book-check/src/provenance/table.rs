@@ -207,6 +207,15 @@ pub const MEASURED: &[Measured] = &[
             "solutions/102-overlap-sampler/src",
         ],
     ),
+    benches(
+        "profile_step.txt",
+        &[
+            "benches/examples/profile_step.rs",
+            "benches/src/profile_step.rs",
+            "gpu/src/profile.rs",
+            "gpu/src/profile",
+        ],
+    ),
     benches("startup.txt", &["benches/examples/startup.rs"]),
     benches(
         "streams_copy_overlap.txt",
@@ -294,6 +303,10 @@ pub const MEASURED: &[Measured] = &[
             "benches/python/mallocasync_threshold.py",
             "benches/python/cudart.py",
         ],
+    ),
+    python(
+        "torch_profile_step.txt",
+        &["benches/python/profile_step.py"],
     ),
     python(
         "torch_priorities.txt",

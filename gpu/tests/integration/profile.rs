@@ -4,8 +4,7 @@
 //! work, and every kernel is tied to its launch by a flow.
 
 use crate::both;
-use crate::support::open;
-use gpu::{Backend, Device, Stream, Trace};
+use gpu::{Backend, Device, DeviceOptions, Stream, Trace};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -49,9 +48,16 @@ fn step(device: &Device, main: &Stream, side: &Stream) -> gpu::Result<()> {
     Ok(())
 }
 
-/// The trace of a warm-up step and a profiled one, timed on the GPU.
+/// The trace of a warm-up step and a profiled one, every operation timed
+/// on the GPU (on CUDA, events around each: the GPU's rows of a profile).
 fn profiled(backend: Backend) -> Trace {
-    let device = open(backend);
+    let device = Device::with_options(DeviceOptions {
+        backend,
+        gpu_timing: true,
+        quiet: true,
+        ..DeviceOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("cannot open the {backend:?} backend: {e}"));
     let (main, side) = (device.new_stream().unwrap(), device.new_stream().unwrap());
     step(&device, &main, &side).unwrap();
     device.synchronize().unwrap();
