@@ -188,6 +188,7 @@ fn every_prediction_is_answered_in_the_browser() {
         "sampling-overlap",
         "allocator",
         "cuda-graphs",
+        "profiling",
     ];
     for chapter in chapters {
         let n = per_chapter.get(chapter).copied().unwrap_or(0);

@@ -31,6 +31,9 @@ pub mod ex115;
 pub mod ex116;
 pub mod ex117;
 pub mod ex118;
+pub mod ex119;
+pub mod ex120;
+pub mod ex121;
 
 #[cfg(test)]
 mod tests;
@@ -58,6 +61,9 @@ pub fn suite(id: u32) -> Option<&'static [Check]> {
         116 => Some(ex116::CHECKS),
         117 => Some(ex117::CHECKS),
         118 => Some(ex118::CHECKS),
+        119 => Some(ex119::CHECKS),
+        120 => Some(ex120::CHECKS),
+        121 => Some(ex121::CHECKS),
         _ => None,
     }
 }

@@ -7,9 +7,12 @@
 //!
 //! ```text
 //! cargo run --release -p workbook-widgets --example predictions_on_gpu
+//! cargo run --release -p workbook-widgets --example predictions_on_gpu -- profile-
 //! ```
 //!
-//! Every row should say `same`: the virtual GPU and the GPU agree.
+//! An argument poses only the predictions whose id starts with it (the
+//! second line: the profiling chapter's). Every row should say `same`: the
+//! virtual GPU and the GPU agree.
 
 use gpu::{Backend, Device, DeviceOptions};
 use std::process::ExitCode;
@@ -51,7 +54,9 @@ fn main() -> ExitCode {
         "prediction", "value", "part", "virtual", "GPU"
     );
     let mut failed = false;
-    for p in predictions().filter(|p| p.chapter != "allocator") {
+    let only = std::env::args().nth(1).unwrap_or_default();
+    let posed = predictions().filter(|p| p.chapter != "allocator" && p.id.starts_with(&only));
+    for p in posed {
         for value in p.parameter.options.iter().map(|o| o.value) {
             failed |= pose(p, value).is_err();
         }

@@ -23,6 +23,7 @@ mod cpu_gpu;
 mod graphs;
 mod hidden_syncs;
 mod overlap;
+mod profile;
 mod streams;
 
 use crate::view::{Error, Number, View};
@@ -115,6 +116,7 @@ pub fn predictions() -> impl Iterator<Item = &'static Prediction> {
         overlap::PREDICTIONS,
         allocator::PREDICTIONS,
         graphs::PREDICTIONS,
+        profile::PREDICTIONS,
     ]
     .into_iter()
     .flatten()

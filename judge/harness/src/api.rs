@@ -92,7 +92,7 @@ pub use serde;
 /// What a declaration names without importing it, on both ends (a
 /// bridge's own type of the same name comes first).
 pub mod prelude {
-    pub use gpu::{Decoder, GpuError, PinnedBuffer, Result, Stream, View};
+    pub use gpu::{Decoder, GpuError, PinnedBuffer, Result, Stream, Trace, View};
     pub use std::time::Duration;
 }
 
@@ -136,6 +136,7 @@ travel_as_themselves!(
     String,
     std::time::Duration,
     gpu::GpuError,
+    gpu::Trace,
 );
 
 impl<T: Elem + Serialize> Wire for gpu::View<T> {

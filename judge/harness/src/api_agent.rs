@@ -161,7 +161,7 @@ macro_rules! __agent_prelude {
 
         $crate::__agent_as_themselves!(
             (), bool, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64,
-            String, ::std::time::Duration, $crate::api::gpu::GpuError,
+            String, ::std::time::Duration, $crate::api::gpu::GpuError, $crate::api::gpu::Trace,
         );
 
         impl<T: $crate::api::gpu::Elem> AgentValue for $crate::api::gpu::View<T>

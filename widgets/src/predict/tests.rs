@@ -48,6 +48,12 @@ const ANSWERS: &[(&str, &str, &[&str])] = &[
     ("graphs-idle", "20", &["no"]),
     ("graphs-capture", "synchronize", &["error", "error"]),
     ("graphs-capture", "record_event", &["ok", "graph"]),
+    ("profile-wait", "x10", &["read", "read"]),
+    ("profile-wait", "div10", &["read", "launches"]),
+    ("profile-layer", "x10", &["read", "longer"]),
+    ("profile-layer", "div10", &["layer", "same"]),
+    ("profile-parts", "x10", &["mlp"]),
+    ("profile-parts", "div10", &["attention"]),
 ];
 
 #[test]
