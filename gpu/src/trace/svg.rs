@@ -9,6 +9,8 @@
 //! colours. Numbers are printed with fixed precision, so the same trace and
 //! options always give the same bytes. A trace with ranges gets their lanes
 //! above the CPU's ([`ranges`]); one without is drawn as before ranges existed.
+//! (Just over 400 lines: the layout's constants and the `Plot` that uses
+//! them stay together; the ranges' lanes are already a module of their own.)
 
 use super::{OpKind, StreamId, Trace, TraceEntry};
 use std::fmt::Write as _;

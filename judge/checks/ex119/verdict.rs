@@ -1,7 +1,8 @@
 //! The checks: the learner's waits of each step against the truth. A
 //! failure names the call, when the CPU was in it against the GPU's work,
 //! the cause the judge sees in the answer, and the section about it, with
-//! the step around the call.
+//! the step around the call. (Just over 400 lines: the four checks share
+//! the reading of an answer against the truth, kept in one place.)
 
 use super::runner::{Call, Run, Traced, run};
 use super::timeline::{ended_in, last_end_before, running_at};

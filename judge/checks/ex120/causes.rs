@@ -1,7 +1,8 @@
 //! The causes a failure names, in the learner's terms: for each known
 //! mistake, what the learner's number is and why it is not the range's
 //! time, with the calls of the step that show it; for an unknown one, the
-//! rule and the numbers it gives.
+//! rule and the numbers it gives. (Over 400 lines: one short function per
+//! cause, each the mistake's arithmetic and its sentence, side by side.)
 
 use super::readings::{Column, Mistake, calls as range_calls, reading, work};
 use super::runner::Traced;

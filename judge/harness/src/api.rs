@@ -78,6 +78,7 @@
 //! `lib.rs` and its agent's conversion in the bridge's own `serve.rs`
 //! (`agent: "serve.rs"` in [`bridge!`](crate::bridge!); exercise 103's
 //! `Model`; exercise 101's `Block`, a handle with what it reported).
+//! (Just over 400 lines: the checker's macro and the values it carries.)
 
 use gpu::remote::{DecoderRef, PinnedRef, StreamRef, host};
 use gpu::{Decoder, Elem, PinnedBuffer, Stream};

@@ -10,7 +10,8 @@
 //! from the GPU's busy time: on a real GPU the crate times each operation
 //! with a pair of events, and a pair around a launch that finds the GPU
 //! idle also times the wait for the launch, so the busy time of a
-//! launch-bound step reads high there.
+//! launch-bound step reads high there. (Over 400 lines: the three
+//! predictions share one step and its readings; each is a short section.)
 
 use super::{Opt, Outcome, Parameter, Part, Prediction, banded, view};
 use crate::view::{Error, time};
